@@ -1,0 +1,106 @@
+// Command mobileplan-emulator serves a local, stateful emulator of the
+// mobile-plan subscription service for demos, tests and trying
+// configurations without an account.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "mobileplan-emulator:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("mobileplan-emulator", flag.ContinueOnError)
+	listen := fs.String("listen", "127.0.0.1:8089", "address to listen on (port 0 picks a free port)")
+	token := fs.String("token", "", "bearer token clients must send (default $MOBILEPLAN_EMULATOR_TOKEN)")
+	esims := fs.Int("esims", emulator.DefaultEsims, "number of eSIMs in the built-in data set")
+	plans := fs.Int("plans", emulator.DefaultPlans, "number of plans in the built-in data set")
+	data := fs.String("data", "", "JSON file with {\"plans\": [...], \"esims\": [...]} to start from instead of the built-in data set")
+	state := fs.String("state", "", "file that keeps all state across restarts (written atomically after every change)")
+	webhookURL := fs.String("webhook-url", "", "URL that receives webhook events")
+	webhookSecret := fs.String("webhook-secret", "", "signing secret for the service-signature header of webhook calls")
+	quiet := fs.Bool("quiet", false, "log nothing but errors")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *token == "" {
+		*token = os.Getenv("MOBILEPLAN_EMULATOR_TOKEN")
+	}
+	if *token == "" {
+		return errors.New("a token is required: pass -token TOKEN or set MOBILEPLAN_EMULATOR_TOKEN")
+	}
+	if (*webhookURL == "") != (*webhookSecret == "") {
+		return errors.New("-webhook-url and -webhook-secret go together")
+	}
+
+	logger := log.New(os.Stderr, "mobileplan-emulator: ", log.LstdFlags)
+	opts := emulator.Options{
+		Token:     *token,
+		StatePath: *state,
+		Logger:    logger,
+		Webhook:   emulator.WebhookOptions{URL: *webhookURL, Secret: *webhookSecret},
+	}
+	if *quiet {
+		opts.Logger = nil
+	}
+	switch {
+	case *data != "":
+		ds, err := emulator.LoadDataset(*data)
+		if err != nil {
+			return err
+		}
+		opts.Dataset = &ds
+	case *plans < 1 || *esims < 0:
+		return errors.New("-plans must be at least 1 and -esims at least 0")
+	default:
+		ds := emulator.DefaultDataset(*plans, *esims)
+		opts.Dataset = &ds
+	}
+
+	emu, err := emulator.New(opts)
+	if err != nil {
+		return err
+	}
+	defer emu.Close()
+
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+		logger.Printf("warning: listening on %s, beyond loopback; control operations still answer only on loopback", tcp)
+	}
+	srv := &http.Server{Handler: emu, ReadHeaderTimeout: 10 * time.Second}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+
+	fmt.Printf("MOBILEPLAN_BASE_URL=http://%s\n", ln.Addr())
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,178 @@
+package emulator
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// Sizes of the built-in data set when the command line does not choose.
+const (
+	DefaultPlans = 32
+	DefaultEsims = 120
+)
+
+// datasetEpoch is 2026-01-01T00:00:00Z: the built-in data set is the same on
+// every start so that examples and tests can name its plans.
+const datasetEpoch = 1767225600
+
+// Labels used by the built-in data set. A plan with a label can only be
+// served by an eSIM with the same label.
+var datasetLabels = []string{"global", "europe", "americas", "asia"}
+
+var coverageForLabel = map[string]string{
+	"global":   "cov-global",
+	"europe":   "cov-eu",
+	"americas": "cov-am",
+	"asia":     "cov-apac",
+}
+
+// DefaultDataset builds a deterministic data set of the given size. Plan ids
+// are plan_001, plan_002, ...; among them are archived plans (every 10th),
+// addon plans (every 7th) and plans without a label (every 5th).
+func DefaultDataset(plans, esims int) Dataset {
+	ds := Dataset{Plans: make([]Plan, 0, plans), Esims: make([]Esim, 0, esims)}
+	dataChoices := []int64{1024, 3072, 5120, 10240, 20480}
+	dayChoices := []int64{7, 15, 30, 30, 90}
+	for i := 0; i < plans; i++ {
+		n := i + 1
+		p := Plan{
+			ID:                 fmt.Sprintf("plan_%03d", n),
+			DataMegaBytes:      dataChoices[i%len(dataChoices)],
+			PeriodDays:         dayChoices[(i/2)%len(dayChoices)],
+			PeriodIterations:   1,
+			ThrottledSpeedKbps: 0,
+			Archived:           n%10 == 9,
+			Addon:              n%7 == 6,
+			CreatedAt:          datasetEpoch + int64(i)*3600,
+		}
+		if n%6 == 0 {
+			p.PeriodIterations = 3
+		}
+		if n%4 == 3 {
+			p.ThrottledSpeedKbps = 512
+		}
+		region := "any"
+		if n%5 != 4 {
+			label := datasetLabels[i%len(datasetLabels)]
+			p.Label = ptr(label)
+			p.CoverageProfileID = ptr(coverageForLabel[label])
+			region = label
+		}
+		p.Name = fmt.Sprintf("%s %d GB / %d days", region, p.DataMegaBytes/1024, p.PeriodDays)
+		switch {
+		case p.Addon:
+			p.Name += " (addon)"
+		case p.Archived:
+			p.Name += " (archived)"
+		}
+		ds.Plans = append(ds.Plans, p)
+	}
+	for i := 0; i < esims; i++ {
+		e := Esim{
+			ICCID:     ICCID(uint64(i + 1)),
+			SmdpState: "AVAILABLE",
+			CreatedAt: datasetEpoch + int64(i)*60,
+		}
+		if (i+1)%10 != 0 {
+			e.Label = ptr(datasetLabels[i%len(datasetLabels)])
+		}
+		ds.Esims = append(ds.Esims, e)
+	}
+	return ds
+}
+
+// ICCID makes a 19-digit ICCID (issuer prefix 8988247, serial, Luhn check
+// digit) for serial number n.
+func ICCID(n uint64) string {
+	body := fmt.Sprintf("8988247%011d", n%100_000_000_000)
+	return body + strconv.Itoa(luhnCheckDigit(body))
+}
+
+func luhnCheckDigit(digits string) int {
+	sum := 0
+	double := true // the check digit will be appended to the right
+	for i := len(digits) - 1; i >= 0; i-- {
+		d := int(digits[i] - '0')
+		if double {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		double = !double
+	}
+	return (10 - sum%10) % 10
+}
+
+// ValidICCID reports whether s has 19 or 20 digits and a valid Luhn check digit.
+func ValidICCID(s string) bool {
+	if len(s) != 19 && len(s) != 20 {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return luhnCheckDigit(s[:len(s)-1]) == int(s[len(s)-1]-'0')
+}
+
+// LoadDataset reads a -data file and checks it is usable.
+func LoadDataset(path string) (Dataset, error) {
+	var ds Dataset
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return ds, err
+	}
+	if err := json.Unmarshal(raw, &ds); err != nil {
+		return ds, fmt.Errorf("%s: %w", path, err)
+	}
+	return ds, ds.Validate()
+}
+
+// Validate rejects data the service could never hold: duplicate ids, bad
+// ICCIDs, plans without data or period.
+func (ds Dataset) Validate() error {
+	seen := map[string]bool{}
+	for i, p := range ds.Plans {
+		switch {
+		case p.ID == "":
+			return fmt.Errorf("plans[%d]: id is empty", i)
+		case seen[p.ID]:
+			return fmt.Errorf("plans[%d]: duplicate id %q", i, p.ID)
+		case p.DataMegaBytes <= 0 || p.PeriodDays <= 0:
+			return fmt.Errorf("plans[%d] (%s): dataMegaBytes and periodDays must be positive", i, p.ID)
+		}
+		seen[p.ID] = true
+	}
+	seen = map[string]bool{}
+	for i, e := range ds.Esims {
+		switch {
+		case !ValidICCID(e.ICCID):
+			return fmt.Errorf("esims[%d]: %q is not a valid ICCID (19 or 20 digits, Luhn check digit last)", i, e.ICCID)
+		case seen[e.ICCID]:
+			return fmt.Errorf("esims[%d]: duplicate iccid %q", i, e.ICCID)
+		}
+		seen[e.ICCID] = true
+	}
+	return nil
+}
+
+func (ds Dataset) normalized() Dataset {
+	out := Dataset{Plans: append([]Plan(nil), ds.Plans...), Esims: append([]Esim(nil), ds.Esims...)}
+	for i := range out.Plans {
+		if out.Plans[i].PeriodIterations == 0 {
+			out.Plans[i].PeriodIterations = 1
+		}
+	}
+	for i := range out.Esims {
+		if out.Esims[i].SmdpState == "" {
+			out.Esims[i].SmdpState = "AVAILABLE"
+		}
+		out.Esims[i].SubscriptionID = nil
+	}
+	return out
+}

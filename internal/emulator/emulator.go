@@ -1,0 +1,234 @@
+// Package emulator is a local, stateful implementation of the mobile-plan
+// subscription service: the API of the interface document and the contract
+// under /v1, control operations under /_emulator/ that drive what the real
+// service does on its own, webhook delivery, and fault injection.
+package emulator
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	_ "embed"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+//go:embed openapi.yaml
+var openAPIDocument []byte
+
+// OpenAPIDocument is the OpenAPI 3 description of the /v1 API.
+func OpenAPIDocument() []byte { return openAPIDocument }
+
+// Options configure an emulator.
+type Options struct {
+	// Token is the bearer token every /v1 request must carry.
+	Token string
+	// Dataset is the starting data; nil means DefaultDataset(DefaultPlans, DefaultEsims).
+	Dataset *Dataset
+	// StatePath, when set, keeps all state in this file: loaded at start if
+	// it exists, rewritten atomically after every change.
+	StatePath string
+	// Webhook, when its URL is set, turns on event delivery.
+	Webhook WebhookOptions
+	// Logger receives the emulator's own messages; nil discards them.
+	Logger *log.Logger
+	// Now is the wall clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Emulator is an http.Handler serving the service.
+type Emulator struct {
+	opts      Options
+	tokenHash [32]byte
+	dataset   Dataset
+	store     *store
+	faults    faultInjector
+	hooks     *dispatcher
+	logger    *log.Logger
+	mux       *http.ServeMux
+
+	saveMu   sync.Mutex
+	countsMu sync.Mutex
+	counts   map[string]int
+}
+
+// New builds an emulator, restoring StatePath when it exists.
+func New(opts Options) (*Emulator, error) {
+	if opts.Token == "" {
+		return nil, errors.New("emulator: a token is required")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = log.New(io.Discard, "", 0)
+	}
+	ds := DefaultDataset(DefaultPlans, DefaultEsims)
+	if opts.Dataset != nil {
+		if err := opts.Dataset.Validate(); err != nil {
+			return nil, err
+		}
+		ds = *opts.Dataset
+	}
+	e := &Emulator{
+		opts:      opts,
+		tokenHash: sha256.Sum256([]byte(opts.Token)),
+		dataset:   ds,
+		store:     newStore(ds, opts.Now),
+		logger:    logger,
+		counts:    map[string]int{},
+	}
+	e.faults.set(Faults{})
+	if opts.StatePath != "" {
+		restored, err := e.store.restore(opts.StatePath)
+		if err != nil {
+			return nil, err
+		}
+		if !restored {
+			if err := e.store.save(opts.StatePath); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if opts.Webhook.URL != "" {
+		e.hooks = newDispatcher(opts.Webhook, logger)
+	}
+	e.routes()
+	return e, nil
+}
+
+// Close stops webhook delivery. Undelivered events are lost.
+func (e *Emulator) Close() {
+	if e.hooks != nil {
+		e.hooks.close()
+	}
+}
+
+func (e *Emulator) routes() {
+	mux := http.NewServeMux()
+	api := func(pattern string, h http.HandlerFunc) { mux.Handle(pattern, e.apiMiddleware(h)) }
+	api("POST /v1/subscriptions", e.createSubscription)
+	api("GET /v1/subscriptions", e.listSubscriptions)
+	api("GET /v1/subscriptions/{id}", e.getSubscription)
+	api("GET /v1/plans", e.listPlans)
+	api("GET /v1/plans/{id}", e.getPlan)
+	api("GET /v1/esims", e.listEsims)
+	api("GET /v1/esims/{iccid}", e.getEsim)
+	api("/v1/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, newError(codeNotFound, "no operation "+r.Method+" "+r.URL.Path))
+	})
+	mux.HandleFunc("GET /openapi.yaml", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/yaml")
+		_, _ = w.Write(openAPIDocument)
+	})
+	e.controlRoutes(mux)
+	e.mux = mux
+}
+
+// ServeHTTP implements http.Handler.
+func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	e.mux.ServeHTTP(w, r)
+}
+
+// apiMiddleware counts, injects faults and authenticates, in that order: the
+// faults stand for what a proxy in front of the service does.
+func (e *Emulator) apiMiddleware(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.count(r.Pattern)
+		latency, rule := e.faults.plan(r)
+		if latency > 0 {
+			select {
+			case <-time.After(latency):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if rule != nil && e.faults.answer(w, rule) {
+			return
+		}
+		if !e.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mobileplan"`)
+			writeError(w, http.StatusUnauthorized, newError(codeUnauthorized, "missing or invalid bearer token in the Authorization header"))
+			return
+		}
+		if rule != nil && rule.Action == "drop" {
+			// Process fully, then hang up: the client cannot tell whether
+			// its request took effect.
+			next(discardWriter{w.Header()}, r)
+			hangUp(w)
+			return
+		}
+		next(w, r)
+	})
+}
+
+func (e *Emulator) authorized(r *http.Request) bool {
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return false
+	}
+	// Hashing first makes the comparison constant-time in the token's
+	// length as well as its content.
+	got := sha256.Sum256([]byte(token))
+	return subtle.ConstantTimeCompare(got[:], e.tokenHash[:]) == 1
+}
+
+func (e *Emulator) count(pattern string) {
+	e.countsMu.Lock()
+	e.counts[pattern]++
+	e.countsMu.Unlock()
+}
+
+// RequestCounts returns how many /v1 requests each route received, keyed by
+// route pattern such as "GET /v1/esims".
+func (e *Emulator) RequestCounts() map[string]int {
+	e.countsMu.Lock()
+	defer e.countsMu.Unlock()
+	out := make(map[string]int, len(e.counts))
+	for k, v := range e.counts {
+		out[k] = v
+	}
+	return out
+}
+
+// SetFaults replaces the fault configuration; Faults{} turns faults off.
+func (e *Emulator) SetFaults(f Faults) { e.faults.set(f) }
+
+// persist writes the state file after a change, if there is one.
+func (e *Emulator) persist() {
+	if e.opts.StatePath == "" {
+		return
+	}
+	e.saveMu.Lock()
+	defer e.saveMu.Unlock()
+	if err := e.store.save(e.opts.StatePath); err != nil {
+		e.logger.Printf("state: cannot write %s: %v", e.opts.StatePath, err)
+	}
+}
+
+func (e *Emulator) emit(events []any) {
+	if e.hooks != nil && len(events) > 0 {
+		e.hooks.enqueue(events)
+	}
+}
+
+func isLoopback(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+type discardWriter struct{ h http.Header }
+
+func (d discardWriter) Header() http.Header       { return d.h }
+func (d discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d discardWriter) WriteHeader(int)            {}

@@ -1,0 +1,43 @@
+package emulator
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+)
+
+// Error codes. The interface document names only outOfInventory; the others
+// are fixed by the contract.
+const (
+	codeInvalidRequest = "invalidRequest"
+	codeUnauthorized   = "unauthorized"
+	codeNotFound       = "notFound"
+	codeInvalidPlan    = "invalidPlan"
+	codeOutOfInventory = "outOfInventory"
+	codeRateLimited    = "rateLimited"
+	codeInternal       = "internal"
+	codeConflict       = "conflict"
+	codeForbidden      = "forbidden"
+)
+
+// DocsBaseURL prefixes the docsUrl of every error the emulator returns.
+const DocsBaseURL = "https://docs.mobileplan.example/errors/"
+
+func newError(code, message string, details ...ErrorDetail) *ErrorBody {
+	return &ErrorBody{Code: code, Message: message, DocsURL: ptr(DocsBaseURL + code), Details: details}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		status, body = http.StatusInternalServerError, []byte(`{"code":"internal","message":"could not encode the response","docsUrl":null}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func writeError(w http.ResponseWriter, status int, body *ErrorBody) {
+	writeJSON(w, status, body)
+}

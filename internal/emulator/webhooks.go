@@ -1,0 +1,189 @@
+package emulator
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// SignatureHeader carries the hex HMAC-SHA256 of the body under the webhook's
+// signing secret (contract, "Webhooks").
+const SignatureHeader = "service-signature"
+
+// Sign computes the service-signature value for body.
+func Sign(secret string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// WebhookOptions turns on delivery. The zero values of the tuning fields
+// pick defaults suited to a person running the emulator.
+type WebhookOptions struct {
+	URL    string
+	Secret string
+	// QueueSize bounds the events waiting for delivery; when full, new events
+	// are dropped and the drop is logged and counted.
+	QueueSize   int
+	MaxAttempts int
+	BaseBackoff time.Duration
+	MaxBackoff  time.Duration
+	Timeout     time.Duration
+}
+
+// WebhookStats counts what happened to events so far.
+type WebhookStats struct {
+	Queued    int64 `json:"queued"`
+	Delivered int64 `json:"delivered"`
+	Attempts  int64 `json:"attempts"`
+	Failed    int64 `json:"failed"`
+	Dropped   int64 `json:"dropped"`
+}
+
+// dispatcher delivers events in order from a bounded queue, in the
+// background, retrying with exponential backoff and jitter until a 2xx
+// answer or MaxAttempts: delivery is at least once and never blocks an API
+// request.
+type dispatcher struct {
+	opts   WebhookOptions
+	client *http.Client
+	logger *log.Logger
+	queue  chan []byte
+	cancel context.CancelFunc
+	ctx    context.Context
+	wg     sync.WaitGroup
+
+	queued, delivered, attempts, failed, dropped atomic.Int64
+}
+
+func newDispatcher(opts WebhookOptions, logger *log.Logger) *dispatcher {
+	if opts.QueueSize <= 0 {
+		opts.QueueSize = 1024
+	}
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = 8
+	}
+	if opts.BaseBackoff <= 0 {
+		opts.BaseBackoff = 500 * time.Millisecond
+	}
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = 30 * time.Second
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &dispatcher{
+		opts:   opts,
+		client: &http.Client{Timeout: opts.Timeout},
+		logger: logger,
+		queue:  make(chan []byte, opts.QueueSize),
+		ctx:    ctx,
+		cancel: cancel,
+	}
+	d.wg.Add(1)
+	go d.run()
+	return d
+}
+
+func (d *dispatcher) enqueue(events []any) {
+	for _, ev := range events {
+		body, err := json.Marshal(ev)
+		if err != nil {
+			d.logger.Printf("webhook: cannot encode %T: %v", ev, err)
+			continue
+		}
+		select {
+		case d.queue <- body:
+			d.queued.Add(1)
+		default:
+			d.dropped.Add(1)
+			d.logger.Printf("webhook: queue full (%d events waiting), dropping %s", cap(d.queue), eventType(body))
+		}
+	}
+}
+
+func (d *dispatcher) run() {
+	defer d.wg.Done()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case body := <-d.queue:
+			d.deliver(body)
+		}
+	}
+}
+
+func (d *dispatcher) deliver(body []byte) {
+	backoff := d.opts.BaseBackoff
+	for attempt := 1; attempt <= d.opts.MaxAttempts; attempt++ {
+		d.attempts.Add(1)
+		err := d.post(body)
+		if err == nil {
+			d.delivered.Add(1)
+			return
+		}
+		d.logger.Printf("webhook: %s attempt %d/%d: %v", eventType(body), attempt, d.opts.MaxAttempts, err)
+		if attempt == d.opts.MaxAttempts {
+			break
+		}
+		wait := backoff/2 + rand.N(backoff/2+1) // jitter keeps retries of many emulators apart
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		backoff = min(backoff*2, d.opts.MaxBackoff)
+	}
+	d.failed.Add(1)
+	d.logger.Printf("webhook: giving up on %s after %d attempts", eventType(body), d.opts.MaxAttempts)
+}
+
+func (d *dispatcher) post(body []byte) error {
+	req, err := http.NewRequestWithContext(d.ctx, http.MethodPost, d.opts.URL, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(SignatureHeader, Sign(d.opts.Secret, body))
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("receiver answered %s", resp.Status)
+	}
+	return nil
+}
+
+func (d *dispatcher) stats() WebhookStats {
+	return WebhookStats{
+		Queued: d.queued.Load(), Delivered: d.delivered.Load(), Attempts: d.attempts.Load(),
+		Failed: d.failed.Load(), Dropped: d.dropped.Load(),
+	}
+}
+
+func (d *dispatcher) close() {
+	d.cancel()
+	d.wg.Wait()
+}
+
+func eventType(body []byte) string {
+	var head struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(body, &head)
+	return head.Type
+}
