@@ -1,0 +1,40 @@
+// Package emulatortest starts an in-process emulator on a loopback port for
+// one test and stops it when the test ends.
+package emulatortest
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+)
+
+// Token is the bearer token of emulators started here unless opts sets one.
+const Token = "test-token-4f2b9c"
+
+// Server is a running emulator.
+type Server struct {
+	*emulator.Emulator
+	// URL is the base URL, such as http://127.0.0.1:40123.
+	URL   string
+	Token string
+}
+
+// Start serves a new emulator until the test ends.
+func Start(tb testing.TB, opts emulator.Options) *Server {
+	tb.Helper()
+	if opts.Token == "" {
+		opts.Token = Token
+	}
+	emu, err := emulator.New(opts)
+	if err != nil {
+		tb.Fatalf("emulator: %v", err)
+	}
+	srv := httptest.NewServer(emu)
+	tb.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+		emu.Close()
+	})
+	return &Server{Emulator: emu, URL: srv.URL, Token: opts.Token}
+}
