@@ -1,0 +1,241 @@
+// Package client speaks to the mobile-plan subscription service. It is the
+// only code that makes HTTP requests to the service: typed records, one
+// paging iterator for every list, a retry policy that never repeats a
+// create that may have taken effect, and errors that carry everything the
+// service said.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// Defaults for Config's zero values.
+const (
+	DefaultMaxRetries     = 4
+	DefaultRequestTimeout = 30 * time.Second
+	DefaultMinRetryWait   = 500 * time.Millisecond
+	DefaultMaxRetryWait   = 10 * time.Second
+	DefaultMaxRetryAfter  = 60 * time.Second
+	// maxBodyBytes bounds every response body read into memory. A page of 25
+	// subscriptions is a few kilobytes.
+	maxBodyBytes = 4 << 20
+)
+
+// Config configures a Client.
+type Config struct {
+	// BaseURL is the service's base address, e.g. https://api.example.com.
+	BaseURL string
+	// Token is the API access token sent as a bearer token.
+	Token string
+	// UserAgent is sent with every request.
+	UserAgent string
+	// MaxRetries is how many times a request may be retried; 0 picks
+	// DefaultMaxRetries, a negative value turns retries off.
+	MaxRetries int
+	// RequestTimeout bounds each attempt; 0 picks DefaultRequestTimeout.
+	RequestTimeout time.Duration
+	// MinRetryWait and MaxRetryWait bound the exponential backoff.
+	MinRetryWait, MaxRetryWait time.Duration
+	// MaxRetryAfter caps how long a server's Retry-After may make us wait.
+	MaxRetryAfter time.Duration
+	// Transport is the innermost RoundTripper; nil means a pooled transport
+	// with TLS verification on.
+	Transport http.RoundTripper
+	// Wait, when set, is handed each backoff before it is slept and returns
+	// what is actually slept. Tests pass a fake clock that records the wait
+	// and returns zero.
+	Wait func(time.Duration) time.Duration
+}
+
+// Client calls the service. It is safe for concurrent use.
+type Client struct {
+	base  *url.URL
+	retry *retryablehttp.Client
+}
+
+// New checks cfg and builds a Client.
+func New(cfg Config) (*Client, error) {
+	base, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/"))
+	if err != nil || base.Host == "" || (base.Scheme != "https" && base.Scheme != "http") {
+		return nil, fmt.Errorf("base URL %q is not an absolute http(s) URL", cfg.BaseURL)
+	}
+	if cfg.Token == "" {
+		return nil, errors.New("an API token is required")
+	}
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = DefaultMaxRetries
+	}
+	if cfg.MaxRetries < 0 {
+		cfg.MaxRetries = 0
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.MinRetryWait <= 0 {
+		cfg.MinRetryWait = DefaultMinRetryWait
+	}
+	if cfg.MaxRetryWait <= 0 {
+		cfg.MaxRetryWait = DefaultMaxRetryWait
+	}
+	if cfg.MaxRetryAfter <= 0 {
+		cfg.MaxRetryAfter = DefaultMaxRetryAfter
+	}
+	inner := cfg.Transport
+	if inner == nil {
+		inner = defaultTransport()
+	}
+	var rt http.RoundTripper = bearerAuth{token: cfg.Token, next: inner}
+	rt = userAgent{value: cfg.UserAgent, next: rt}
+	rt = logging{token: cfg.Token, next: rt}
+
+	rc := retryablehttp.NewClient()
+	rc.HTTPClient = &http.Client{Transport: rt, Timeout: cfg.RequestTimeout}
+	rc.Logger = nil // logging is ours, through tflog
+	rc.RetryMax = cfg.MaxRetries
+	rc.RetryWaitMin, rc.RetryWaitMax = cfg.MinRetryWait, cfg.MaxRetryWait
+	rc.CheckRetry = shouldRetry
+	maxRetryAfter, wait := cfg.MaxRetryAfter, cfg.Wait
+	rc.Backoff = func(minWait, maxWait time.Duration, n int, resp *http.Response) time.Duration {
+		d := backoff(minWait, maxWait, maxRetryAfter, n, resp)
+		if wait != nil {
+			return wait(d)
+		}
+		return d
+	}
+	rc.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, i int) {
+		if a := attemptOf(req.Context()); a != nil {
+			a.begin(i)
+		}
+	}
+	// Hand back the last answer so its Error body can be read, instead of
+	// retryablehttp's generic "giving up" error.
+	rc.ErrorHandler = func(resp *http.Response, err error, _ int) (*http.Response, error) {
+		return resp, err
+	}
+	return &Client{base: base, retry: rc}, nil
+}
+
+func defaultTransport() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 16 // Terraform runs up to 10 operations at once
+	return t
+}
+
+// call performs one logical request and decodes a success answer into out.
+func (c *Client) call(ctx context.Context, op, method, path string, query url.Values, in, out any) error {
+	u := *c.base
+	u.Path = c.base.Path + path
+	u.RawQuery = query.Encode()
+
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return fmt.Errorf("%s: encoding the request: %w", op, err)
+		}
+	}
+	ctx, att := withAttempt(ctx, method)
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, u.String(), bytesOrNil(body))
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+
+	resp, err := c.retry.Do(req)
+	attempts := int(att.number())
+	if err != nil && resp == nil {
+		reqErr := &RequestError{Operation: op, Method: method, Path: path, Attempts: attempts, Err: err}
+		if method == http.MethodPost && att.written.Load() {
+			return &UncertainCreateError{Err: reqErr}
+		}
+		return reqErr
+	}
+	defer resp.Body.Close()
+	raw, readErr := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
+
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		apiErr := decodeAPIError(resp.StatusCode, resp.Header, raw)
+		apiErr.Operation, apiErr.Method, apiErr.Path, apiErr.Attempts = op, method, path, attempts
+		if method == http.MethodPost && resp.StatusCode >= 500 {
+			return &UncertainCreateError{Err: apiErr}
+		}
+		return apiErr
+	}
+	var decodeErr error
+	switch {
+	case readErr != nil:
+		decodeErr = readErr
+	case len(raw) > maxBodyBytes:
+		decodeErr = fmt.Errorf("the answer is larger than %d bytes", maxBodyBytes)
+	case out != nil:
+		decodeErr = json.Unmarshal(raw, out)
+	}
+	if decodeErr != nil {
+		err := &DecodeError{Operation: op, Method: method, Path: path, StatusCode: resp.StatusCode, Err: decodeErr, BodyExcerpt: excerpt(raw)}
+		if method == http.MethodPost {
+			return &UncertainCreateError{Err: err}
+		}
+		return err
+	}
+	return nil
+}
+
+func bytesOrNil(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return bytes.NewReader(b)
+}
+
+// CreateSubscription creates a subscription from a plan id or an inline plan.
+func (c *Client) CreateSubscription(ctx context.Context, req CreateSubscriptionRequest) (*Subscription, error) {
+	if (req.PlanID == "") == (req.Plan == nil) {
+		return nil, errors.New("create subscription: give exactly one of a plan id and an inline plan")
+	}
+	var sub Subscription
+	if err := c.call(ctx, "create subscription", http.MethodPost, "/v1/subscriptions", nil, req, &sub); err != nil {
+		return nil, err
+	}
+	return &sub, nil
+}
+
+// GetSubscription reads one subscription; IsNotFound(err) when it is gone.
+func (c *Client) GetSubscription(ctx context.Context, id string) (*Subscription, error) {
+	var sub Subscription
+	if err := c.call(ctx, "read subscription "+id, http.MethodGet, "/v1/subscriptions/"+url.PathEscape(id), nil, nil, &sub); err != nil {
+		return nil, err
+	}
+	return &sub, nil
+}
+
+// GetPlan reads one plan.
+func (c *Client) GetPlan(ctx context.Context, id string) (*Plan, error) {
+	var p Plan
+	if err := c.call(ctx, "read plan "+id, http.MethodGet, "/v1/plans/"+url.PathEscape(id), nil, nil, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// GetEsim reads one eSIM by ICCID.
+func (c *Client) GetEsim(ctx context.Context, iccid string) (*Esim, error) {
+	var e Esim
+	if err := c.call(ctx, "read eSIM "+iccid, http.MethodGet, "/v1/esims/"+url.PathEscape(iccid), nil, nil, &e); err != nil {
+		return nil, err
+	}
+	return &e, nil
+}

@@ -1,0 +1,248 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Error codes the provider may rely on. Only outOfInventory is named by the
+// interface document; invalidPlan and notFound come from the contract and are
+// used for wording only, never for control flow beyond the status code.
+const (
+	CodeOutOfInventory = "outOfInventory"
+	CodeInvalidPlan    = "invalidPlan"
+)
+
+// ErrorDetail is one entry of the richer error shape's details list.
+type ErrorDetail struct {
+	Property   string `json:"property,omitempty"`
+	Code       string `json:"code,omitempty"`
+	Message    string `json:"message,omitempty"`
+	Suggestion string `json:"suggestion,omitempty"`
+}
+
+// APIError is any answer of the service other than success.
+type APIError struct {
+	Operation  string // what was being done, e.g. "create subscription"
+	Method     string
+	Path       string
+	StatusCode int
+	Status     string // e.g. "412 Precondition Failed"
+
+	// From the Error body (2.4), when the body is one.
+	Code    string
+	Message string
+	DocsURL string
+	Details []ErrorDetail
+	Hint    string
+
+	// RetryAfter is the service's Retry-After, zero when absent.
+	RetryAfter time.Duration
+	// BodyExcerpt holds the start of a body that is not a service Error
+	// (an HTML page from a proxy, an empty 502).
+	BodyExcerpt string
+	Attempts    int
+}
+
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s %s): HTTP %s", e.Operation, e.Method, e.Path, e.Status)
+	if e.Code != "" {
+		fmt.Fprintf(&b, ", code %s", e.Code)
+	}
+	if e.Message != "" {
+		fmt.Fprintf(&b, ": %s", e.Message)
+	}
+	if e.Code == "" && e.Message == "" {
+		if e.BodyExcerpt == "" {
+			b.WriteString(", with an empty body")
+		} else {
+			fmt.Fprintf(&b, ", with a body that is not a service error: %q", e.BodyExcerpt)
+		}
+	}
+	for _, d := range e.Details {
+		if line := d.String(); line != "" {
+			fmt.Fprintf(&b, "; %s", line)
+		}
+	}
+	if e.Hint != "" {
+		fmt.Fprintf(&b, "; hint: %s", e.Hint)
+	}
+	if e.DocsURL != "" {
+		fmt.Fprintf(&b, " (see %s)", e.DocsURL)
+	}
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " [after %d attempts]", e.Attempts)
+	}
+	return b.String()
+}
+
+func (d ErrorDetail) String() string {
+	var parts []string
+	if d.Property != "" {
+		parts = append(parts, d.Property+":")
+	}
+	if d.Message != "" {
+		parts = append(parts, d.Message)
+	}
+	if d.Suggestion != "" {
+		parts = append(parts, "(suggestion: "+d.Suggestion+")")
+	}
+	return strings.Join(parts, " ")
+}
+
+// Suggestions returns the details' suggestions, in order.
+func (e *APIError) Suggestions() []string {
+	var out []string
+	for _, d := range e.Details {
+		if d.Suggestion != "" {
+			out = append(out, d.Suggestion)
+		}
+	}
+	return out
+}
+
+// IsNotFound reports whether err is a 404 from the service.
+func IsNotFound(err error) bool { return statusIs(err, http.StatusNotFound) }
+
+// IsPreconditionFailed reports whether err is a 412 from the service: the
+// plan cannot be subscribed to, or the inventory has no suitable eSIM.
+func IsPreconditionFailed(err error) bool { return statusIs(err, http.StatusPreconditionFailed) }
+
+// IsUnauthorized reports whether err is a 401: the token is missing, wrong or revoked.
+func IsUnauthorized(err error) bool { return statusIs(err, http.StatusUnauthorized) }
+
+func statusIs(err error, status int) bool {
+	var apiErr *APIError
+	return errors.As(err, &apiErr) && apiErr.StatusCode == status
+}
+
+// UncertainCreateError means a create request may have taken effect at the
+// service although no answer says so: the connection dropped or timed out
+// after the request was sent, a gateway answered 5xx, or the answer could
+// not be read. Retrying could create a second subscription and burn a second
+// eSIM, so the client never does.
+type UncertainCreateError struct {
+	Err error
+}
+
+func (e *UncertainCreateError) Error() string {
+	return fmt.Sprintf("%v. The service may have created the subscription even so; it was not retried, so that no second eSIM is used. "+
+		"Look for it among the newest subscriptions (GET /v1/subscriptions lists newest first, or the mobileplan_subscriptions data source), "+
+		"and if it is there bring it under Terraform with `terraform import <resource address> <subscription id>` or an import block instead of applying again", e.Err)
+}
+
+func (e *UncertainCreateError) Unwrap() error { return e.Err }
+
+// RequestError is a request that got no answer from the service at all, even
+// after retries.
+type RequestError struct {
+	Operation string
+	Method    string
+	Path      string
+	Attempts  int
+	Err       error
+}
+
+func (e *RequestError) Error() string {
+	s := fmt.Sprintf("%s (%s %s): no answer from the service", e.Operation, e.Method, e.Path)
+	if e.Attempts > 1 {
+		s += fmt.Sprintf(" after %d attempts", e.Attempts)
+	}
+	return s + ": " + e.Err.Error()
+}
+
+func (e *RequestError) Unwrap() error { return e.Err }
+
+// DecodeError is a success answer whose body is not what the operation returns.
+type DecodeError struct {
+	Operation   string
+	Method      string
+	Path        string
+	StatusCode  int
+	Err         error
+	BodyExcerpt string
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("%s (%s %s): HTTP %d, but the answer could not be read: %v; it began %q", e.Operation, e.Method, e.Path, e.StatusCode, e.Err, e.BodyExcerpt)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// errorBody is the Error shape (2.4) together with the richer shape's
+// fields that the contract asks clients to read.
+type errorBody struct {
+	Code    string        `json:"code"`
+	Message string        `json:"message"`
+	DocsURL *string       `json:"docsUrl"`
+	Details []ErrorDetail `json:"details"`
+	Hint    string        `json:"hint"`
+	// The richer shape points to documentation in a list instead of docsUrl.
+	Documentation []string `json:"documentation"`
+}
+
+const excerptLen = 200
+
+// decodeAPIError builds an APIError from a non-success answer. It never
+// fails: a body that is not an Error is kept as a short excerpt.
+func decodeAPIError(status int, header http.Header, body []byte) *APIError {
+	e := &APIError{
+		StatusCode: status,
+		Status:     fmt.Sprintf("%d %s", status, http.StatusText(status)),
+		RetryAfter: parseRetryAfter(header.Get("Retry-After"), time.Now()),
+	}
+	if http.StatusText(status) == "" {
+		e.Status = strconv.Itoa(status)
+	}
+	var eb errorBody
+	if err := json.Unmarshal(body, &eb); err == nil && (eb.Code != "" || eb.Message != "") {
+		e.Code, e.Message, e.Details, e.Hint = eb.Code, eb.Message, eb.Details, eb.Hint
+		switch {
+		case eb.DocsURL != nil:
+			e.DocsURL = *eb.DocsURL
+		case len(eb.Documentation) > 0:
+			e.DocsURL = eb.Documentation[0]
+		}
+		return e
+	}
+	e.BodyExcerpt = excerpt(body)
+	return e
+}
+
+// excerpt returns the start of body as printable text of a bounded length.
+func excerpt(body []byte) string {
+	s := strings.Join(strings.Fields(string(body)), " ")
+	if len(s) > excerptLen {
+		s = s[:excerptLen]
+		for !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+		s += "…"
+	}
+	return strings.ToValidUTF8(s, "�")
+}
+
+// parseRetryAfter reads Retry-After as seconds or as an HTTP date.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0
+		}
+		return time.Duration(min(secs, int64(24*time.Hour/time.Second))) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}

@@ -1,0 +1,118 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// The HTTP layer is a chain of small RoundTrippers, innermost last:
+// retryablehttp (retry policy) → logging → user agent → bearer auth → net/http.
+// Each layer does one thing, and the token is added below the logging layer
+// so no log line can ever see it.
+
+// bearerAuth adds the Authorization header.
+type bearerAuth struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (t bearerAuth) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context()) // a RoundTripper must not modify the caller's request
+	req.Header.Set("Authorization", "Bearer "+t.token)
+	return t.next.RoundTrip(req)
+}
+
+// userAgent sets the User-Agent header.
+type userAgent struct {
+	value string
+	next  http.RoundTripper
+}
+
+func (t userAgent) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("User-Agent", t.value)
+	return t.next.RoundTrip(req)
+}
+
+// logging writes one tflog line per attempt: method, path, status, duration
+// and attempt number. It sees neither the token nor any header; the token is
+// masked from the context as well, in case a future line logs more.
+type logging struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (t logging) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	if t.token != "" {
+		ctx = tflog.MaskMessageStrings(ctx, t.token)
+		ctx = tflog.MaskAllFieldValuesStrings(ctx, t.token)
+	}
+	fields := map[string]any{
+		"method":  req.Method,
+		"path":    req.URL.Path,
+		"attempt": attemptOf(ctx).number(),
+	}
+	if req.URL.RawQuery != "" {
+		fields["query"] = req.URL.RawQuery
+	}
+	start := time.Now()
+	resp, err := t.next.RoundTrip(req)
+	fields["duration_ms"] = time.Since(start).Milliseconds()
+	if err != nil {
+		fields["error"] = err.Error()
+		tflog.Debug(ctx, "mobileplan API request failed", fields)
+		return nil, err
+	}
+	fields["status"] = resp.StatusCode
+	tflog.Debug(ctx, "mobileplan API request", fields)
+	return resp, nil
+}
+
+// attempt tracks one logical request across its retries: which attempt is
+// under way and whether the current attempt's request reached the server in
+// full. The retry policy needs the latter to know whether a POST is safe to
+// send again.
+type attempt struct {
+	method  string
+	current atomic.Int64
+	written atomic.Bool
+}
+
+type attemptKey struct{}
+
+func withAttempt(ctx context.Context, method string) (context.Context, *attempt) {
+	a := &attempt{method: method}
+	trace := &httptrace.ClientTrace{
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			if info.Err == nil {
+				a.written.Store(true)
+			}
+		},
+	}
+	ctx = httptrace.WithClientTrace(ctx, trace)
+	return context.WithValue(ctx, attemptKey{}, a), a
+}
+
+func attemptOf(ctx context.Context) *attempt {
+	a, _ := ctx.Value(attemptKey{}).(*attempt)
+	return a
+}
+
+func (a *attempt) number() int64 {
+	if a == nil {
+		return 1
+	}
+	return a.current.Load()
+}
+
+// begin is called before each try (0-based i).
+func (a *attempt) begin(i int) {
+	a.current.Store(int64(i) + 1)
+	a.written.Store(false)
+}
