@@ -1,0 +1,167 @@
+// Package provider maps the mobile-plan service onto Terraform: the provider
+// configuration, the mobileplan_subscription resource and the data sources.
+// It speaks to the service only through internal/client.
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
+)
+
+// Environment variables read when the provider block leaves a setting out.
+const (
+	EnvBaseURL  = "MOBILEPLAN_BASE_URL"
+	EnvAPIToken = "MOBILEPLAN_API_TOKEN"
+)
+
+// Defaults of the optional settings.
+const (
+	defaultMaxRetries     = 4
+	defaultRequestTimeout = "30s"
+)
+
+var _ provider.Provider = (*mobileplanProvider)(nil)
+
+type mobileplanProvider struct {
+	version string
+}
+
+// New returns a constructor of the provider, as providerserver wants it.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider { return &mobileplanProvider{version: version} }
+}
+
+type providerModel struct {
+	BaseURL        types.String `tfsdk:"base_url"`
+	APIToken       types.String `tfsdk:"api_token"`
+	MaxRetries     types.Int64  `tfsdk:"max_retries"`
+	RequestTimeout types.String `tfsdk:"request_timeout"`
+}
+
+func (p *mobileplanProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "mobileplan"
+	resp.Version = p.version
+}
+
+func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Manages eSIM mobile-plan subscriptions and reads plans, eSIMs and subscriptions of a mobile-plan service account.",
+		Attributes: map[string]schema.Attribute{
+			"base_url": schema.StringAttribute{
+				MarkdownDescription: "Address of the service, such as `https://api.example.com`. Must be `https`, except for loopback hosts (`localhost`, `127.0.0.1`, `[::1]`) where the emulator runs. May also be set with the `" + EnvBaseURL + "` environment variable; the provider block wins.",
+				Optional:            true,
+				Validators:          []validator.String{baseURLValidator{}},
+			},
+			"api_token": schema.StringAttribute{
+				MarkdownDescription: "Access token of the account, sent as a bearer token. May also be set with the `" + EnvAPIToken + "` environment variable, which keeps it out of the configuration; the provider block wins.",
+				Optional:            true,
+				Sensitive:           true,
+			},
+			"max_retries": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("How many times a failed request is retried (0 to 10, default %d). Reads are retried on rate limits (429), server errors and network errors; a create only when the service cannot have acted on it.", defaultMaxRetries),
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.Between(0, 10)},
+			},
+			"request_timeout": schema.StringAttribute{
+				MarkdownDescription: "Time limit of each request attempt, as a Go duration such as `30s` or `2m` (default `" + defaultRequestTimeout + "`).",
+				Optional:            true,
+				Validators:          []validator.String{durationValidator{}},
+			},
+		},
+	}
+}
+
+func (p *mobileplanProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	unknown := func(attr, env string, v interface{ IsUnknown() bool }) {
+		if v.IsUnknown() {
+			resp.Diagnostics.AddAttributeError(path.Root(attr), "Unknown "+attr,
+				fmt.Sprintf("The provider cannot be configured with a value known only after apply. Set %s to a value known at plan time, or leave it out and set the %s environment variable.", attr, env))
+		}
+	}
+	unknown("base_url", EnvBaseURL, cfg.BaseURL)
+	unknown("api_token", EnvAPIToken, cfg.APIToken)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	baseURL := valueOrEnv(cfg.BaseURL, EnvBaseURL)
+	token := valueOrEnv(cfg.APIToken, EnvAPIToken)
+	if baseURL == "" {
+		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Missing base_url", "The provider needs the service's address. "+diagnostics.BaseURLHelp)
+	} else if err := checkBaseURL(baseURL); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid base_url", err.Error()+". "+diagnostics.BaseURLHelp)
+	}
+	if token == "" {
+		resp.Diagnostics.AddAttributeError(path.Root("api_token"), "Missing api_token", "The provider needs an access token. "+diagnostics.TokenHelp)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx = tflog.MaskMessageStrings(ctx, token)
+
+	maxRetries := int64(defaultMaxRetries)
+	if !cfg.MaxRetries.IsNull() && !cfg.MaxRetries.IsUnknown() {
+		maxRetries = cfg.MaxRetries.ValueInt64()
+	}
+	timeout, _ := time.ParseDuration(defaultRequestTimeout)
+	if s := cfg.RequestTimeout.ValueString(); s != "" {
+		timeout, _ = time.ParseDuration(s) // checked by durationValidator
+	}
+	retries := int(maxRetries)
+	if retries == 0 {
+		retries = -1 // the client reads 0 as "default"
+	}
+	c, err := client.New(client.Config{
+		BaseURL:        baseURL,
+		Token:          token,
+		UserAgent:      fmt.Sprintf("terraform-provider-mobileplan/%s (+https://registry.terraform.io/providers/mobileplan/mobileplan) Terraform/%s", p.version, req.TerraformVersion),
+		MaxRetries:     retries,
+		RequestTimeout: timeout,
+	})
+	if err != nil {
+		resp.Diagnostics.AddError("Could not configure the mobileplan client", err.Error())
+		return
+	}
+	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": timeout.String()})
+	resp.DataSourceData = c
+	resp.ResourceData = c
+}
+
+func valueOrEnv(v types.String, env string) string {
+	if !v.IsNull() && v.ValueString() != "" {
+		return v.ValueString()
+	}
+	return os.Getenv(env)
+}
+
+func (p *mobileplanProvider) Resources(context.Context) []func() resource.Resource {
+	return []func() resource.Resource{newSubscriptionResource}
+}
+
+func (p *mobileplanProvider) DataSources(context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{
+		newPlansDataSource, newPlanDataSource,
+		newEsimsDataSource, newEsimDataSource,
+		newSubscriptionsDataSource, newSubscriptionDataSource,
+	}
+}

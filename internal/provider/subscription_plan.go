@@ -1,0 +1,87 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+)
+
+// ModifyPlan decides replacement in one place, because whether the plan a
+// subscription was made from has changed depends on two attributes at once:
+// a configuration in the inline form must be compared with `plan_details`
+// after an import (Read cannot know which form made the subscription), and
+// switching between the forms for the same plan is no change at all. It also
+// warns, at plan time, about what the service cannot do: delete a
+// subscription, so that replacing or destroying one leaves it running.
+func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() {
+		return // create
+	}
+	var state subscriptionResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if req.Plan.Raw.IsNull() {
+		resp.Diagnostics.AddWarning("Destroying a subscription only removes it from state",
+			fmt.Sprintf("The service has no way to delete a subscription: %s (eSIM %s) will keep running at the service after it is removed from Terraform state.",
+				state.ID.ValueString(), state.EsimICCID.ValueString()))
+		return
+	}
+	var config subscriptionResourceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	changed, at, diags := planChanged(ctx, config, state)
+	resp.Diagnostics.Append(diags...)
+	if !changed || resp.Diagnostics.HasError() {
+		return
+	}
+	resp.RequiresReplace = append(resp.RequiresReplace, at)
+	resp.Diagnostics.AddAttributeWarning(at, "Replacing a subscription leaves the old one running",
+		fmt.Sprintf("The plan of subscription %s changed, and the service can neither change nor delete a subscription. Applying creates a new subscription, "+
+			"which takes another eSIM from the inventory, and removes %s (eSIM %s) from Terraform state only: it will keep running at the service.",
+			state.ID.ValueString(), state.ID.ValueString(), state.EsimICCID.ValueString()))
+}
+
+// planChanged reports whether the configuration describes another plan than
+// the one the subscription in state was made from, and which attribute says so.
+func planChanged(ctx context.Context, config, state subscriptionResourceModel) (bool, path.Path, diag.Diagnostics) {
+	if !config.PlanID.IsNull() {
+		at := path.Root("plan_id")
+		if config.PlanID.IsUnknown() {
+			return true, at, nil
+		}
+		return config.PlanID.ValueString() != state.PlanID.ValueString(), at, nil
+	}
+	at := path.Root("plan")
+	if config.Plan.IsUnknown() || config.Plan.IsNull() {
+		return config.Plan.IsUnknown(), at, nil
+	}
+	var want inlinePlanModel
+	diags := config.Plan.As(ctx, &want, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})
+	if diags.HasError() {
+		return false, at, diags
+	}
+	if want.CoverageID.IsUnknown() || want.DataMBs.IsUnknown() || want.PeriodDays.IsUnknown() {
+		return true, at, diags
+	}
+	if !state.Plan.IsNull() {
+		var had inlinePlanModel
+		diags.Append(state.Plan.As(ctx, &had, basetypes.ObjectAsOptions{})...)
+		return !want.CoverageID.Equal(had.CoverageID) || !want.DataMBs.Equal(had.DataMBs) || !want.PeriodDays.Equal(had.PeriodDays), at, diags
+	}
+	// Imported, or created from plan_id: compare with what the service says
+	// the subscription's plan is.
+	var details planDetailsModel
+	diags.Append(state.PlanDetails.As(ctx, &details, basetypes.ObjectAsOptions{UnhandledNullAsEmpty: true})...)
+	same := want.CoverageID.Equal(details.CoverageProfileID) &&
+		want.DataMBs.Equal(details.DataMegabytes) &&
+		want.PeriodDays.Equal(details.PeriodDays)
+	return !same, at, diags
+}

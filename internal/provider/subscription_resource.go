@@ -1,0 +1,239 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
+)
+
+var (
+	_ resource.Resource                     = (*subscriptionResource)(nil)
+	_ resource.ResourceWithConfigure        = (*subscriptionResource)(nil)
+	_ resource.ResourceWithImportState      = (*subscriptionResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*subscriptionResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*subscriptionResource)(nil)
+)
+
+func newSubscriptionResource() resource.Resource { return &subscriptionResource{} }
+
+type subscriptionResource struct {
+	client *client.Client
+}
+
+type subscriptionResourceModel struct {
+	subscriptionAttrs
+	Plan types.Object `tfsdk:"plan"`
+}
+
+// inlinePlanModel is the `plan` block: a plan described in place.
+type inlinePlanModel struct {
+	CoverageID types.String `tfsdk:"coverage_id"`
+	DataMBs    types.Int64  `tfsdk:"data_mbs"`
+	PeriodDays types.Int64  `tfsdk:"period_days"`
+}
+
+func (r *subscriptionResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_subscription"
+}
+
+func (r *subscriptionResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	// Every computed attribute keeps its state value in plans: they change
+	// only at the service, and a refresh before each plan brings those
+	// changes in. Without this, every plan after an in-place update of
+	// `plan` would show them all as "known after apply".
+	keepString := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	keepInt := []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}
+	keepObject := []planmodifier.Object{objectplanmodifier.UseStateForUnknown()}
+
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A mobile-plan subscription: the service assigns an eSIM of the account's inventory to a plan.\n\n" +
+			"Give exactly one of `plan_id` (an existing plan) or `plan` (a plan described inline). The service has no update " +
+			"and no delete of subscriptions: changing the plan replaces the subscription, and destroying it only removes it " +
+			"from Terraform state while it keeps running at the service (both say so in a warning).",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: descID,
+				Computed:            true,
+				PlanModifiers:       keepString,
+			},
+			"plan_id": schema.StringAttribute{
+				MarkdownDescription: "Id of the plan to subscribe to; it must exist and be neither archived nor an addon. Conflicts with `plan`. " +
+					"When `plan` is used instead, this is set to the id of the plan the service made from it. Changing it replaces the subscription.",
+				Optional:      true,
+				Computed:      true,
+				PlanModifiers: keepString,
+				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"plan": schema.SingleNestedAttribute{
+				MarkdownDescription: "A plan described inline; the service creates a custom plan from it. Conflicts with `plan_id`. Changing it replaces the subscription.",
+				Optional:            true,
+				Attributes: map[string]schema.Attribute{
+					"coverage_id": schema.StringAttribute{
+						MarkdownDescription: "Coverage profile of the plan.",
+						Required:            true,
+						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+					},
+					"data_mbs": schema.Int64Attribute{
+						MarkdownDescription: "Data allocation in megabytes; at least 1.",
+						Required:            true,
+						Validators:          []validator.Int64{int64validator.AtLeast(1)},
+					},
+					"period_days": schema.Int64Attribute{
+						MarkdownDescription: "Validity of the plan in days; at least 1.",
+						Required:            true,
+						Validators:          []validator.Int64{int64validator.AtLeast(1)},
+					},
+				},
+			},
+			"esim_iccid":   schema.StringAttribute{MarkdownDescription: descEsimICCID, Computed: true, PlanModifiers: keepString},
+			"state":        schema.StringAttribute{MarkdownDescription: descState, Computed: true, PlanModifiers: keepString},
+			"created_at":   schema.Int64Attribute{MarkdownDescription: descCreatedAt, Computed: true, PlanModifiers: keepInt},
+			"activated_at": schema.Int64Attribute{MarkdownDescription: descActivatedAt, Computed: true, PlanModifiers: keepInt},
+			"expire_at":    schema.Int64Attribute{MarkdownDescription: descExpireAt, Computed: true, PlanModifiers: keepInt},
+			"metadata": schema.MapAttribute{
+				MarkdownDescription: descMetadata, Computed: true, ElementType: types.StringType,
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.UseStateForUnknown()},
+			},
+			"plan_details": schema.SingleNestedAttribute{
+				MarkdownDescription: descPlanDetails, Computed: true, PlanModifiers: keepObject,
+				Attributes: resourceComputedAttributes(planDetailsDescriptions),
+			},
+			"purchased_allowance": schema.SingleNestedAttribute{
+				MarkdownDescription: descPurchasedAllowance, Computed: true, PlanModifiers: keepObject,
+				Attributes: resourceComputedAttributes(allowanceDescriptions),
+			},
+			"remaining_allowance": schema.SingleNestedAttribute{
+				MarkdownDescription: descRemainingAllowance, Computed: true, PlanModifiers: keepObject,
+				Attributes: resourceComputedAttributes(allowanceDescriptions),
+			},
+		},
+	}
+}
+
+func (r *subscriptionResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		resourcevalidator.ExactlyOneOf(path.MatchRoot("plan_id"), path.MatchRoot("plan")),
+	}
+}
+
+func (r *subscriptionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan subscriptionResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	body := client.CreateSubscriptionRequest{}
+	inputPath := path.Root("plan_id")
+	if plan.Plan.IsNull() {
+		body.PlanID = plan.PlanID.ValueString()
+	} else {
+		inputPath = path.Root("plan")
+		var in inlinePlanModel
+		resp.Diagnostics.Append(plan.Plan.As(ctx, &in, basetypes.ObjectAsOptions{})...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		body.Plan = &client.InlinePlan{CoverageID: in.CoverageID.ValueString(), DataMBs: in.DataMBs.ValueInt64(), PeriodDays: in.PeriodDays.ValueInt64()}
+	}
+
+	sub, err := r.client.CreateSubscription(ctx, body)
+	if err != nil {
+		attr := path.Empty()
+		if client.IsPreconditionFailed(err) || statusOf(err) == 400 {
+			attr = inputPath // the plan was refused, or the service has no eSIM for it
+		}
+		resp.Diagnostics.Append(diagnostics.APIError("Could not create subscription", err, attr))
+		return
+	}
+	attrs, diags := newSubscriptionAttrs(sub)
+	resp.Diagnostics.Append(diags...)
+	plan.subscriptionAttrs = attrs
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state subscriptionResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	id := state.ID.ValueString()
+	sub, err := r.client.GetSubscription(ctx, id)
+	switch {
+	case client.IsNotFound(err):
+		resp.Diagnostics.AddWarning("Subscription no longer exists",
+			fmt.Sprintf("The service has no subscription %s any more, so it was removed from Terraform state; the next plan creates it again.", id))
+		resp.State.RemoveResource(ctx)
+		return
+	case err != nil:
+		// Any other failure keeps the state as it was: a transient error
+		// must never make Terraform forget a subscription.
+		resp.Diagnostics.Append(diagnostics.APIError("Could not read subscription "+id, err, path.Empty()))
+		return
+	}
+	attrs, diags := newSubscriptionAttrs(sub)
+	resp.Diagnostics.Append(diags...)
+	state.subscriptionAttrs = attrs
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update is reached only when `plan` is written into state without a change
+// of the plan it describes: after an import, or when switching between the
+// two input forms for the same plan. Nothing changes at the service, so it
+// calls no API.
+func (r *subscriptionResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state subscriptionResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	state.Plan = plan.Plan
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *subscriptionResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state subscriptionResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.AddWarning("Subscription still exists at the service",
+		fmt.Sprintf("The service has no way to delete a subscription, so %s (eSIM %s) was only removed from Terraform state and keeps running at the service. "+
+			"Bring it back under Terraform with `terraform import` if needed.", state.ID.ValueString(), state.EsimICCID.ValueString()))
+}
+
+func (r *subscriptionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if req.ID == "" {
+		resp.Diagnostics.AddError("Missing subscription id", "Import a subscription by its id, for example: terraform import mobileplan_subscription.example sub_0123456789abcdef")
+		return
+	}
+	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
+}
+
+func statusOf(err error) int {
+	var apiErr *client.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.StatusCode
+	}
+	return 0
+}

@@ -1,0 +1,101 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+)
+
+func newSubscriptionsDataSource() datasource.DataSource { return &subscriptionsDataSource{} }
+
+type subscriptionsDataSource struct{ client *client.Client }
+
+type subscriptionsDataSourceModel struct {
+	State         types.String `tfsdk:"state"`
+	PlanID        types.String `tfsdk:"plan_id"`
+	MaxItems      types.Int64  `tfsdk:"max_items"`
+	IDs           types.List   `tfsdk:"ids"`
+	Subscriptions types.List   `tfsdk:"subscriptions"`
+}
+
+func (d *subscriptionsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_subscriptions"
+}
+
+func (d *subscriptionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = dschema.Schema{
+		MarkdownDescription: "Every subscription of the account, newest first as the service orders them, optionally filtered. " +
+			"Feed `ids` to an `import` block with `for_each` to bring existing subscriptions under Terraform." + filterNote,
+		Attributes: map[string]dschema.Attribute{
+			"state":     dschema.StringAttribute{MarkdownDescription: "Keep only subscriptions in this state: `ready`, `active` or `expired`.", Optional: true},
+			"plan_id":   dschema.StringAttribute{MarkdownDescription: "Keep only subscriptions made from this plan.", Optional: true},
+			"max_items": maxItemsAttribute(),
+			"ids":       keysAttribute("Ids of the subscriptions found, in the same order as `subscriptions`."),
+			"subscriptions": dschema.ListNestedAttribute{
+				MarkdownDescription: "The subscriptions found, newest first.",
+				Computed:            true,
+				NestedObject:        dschema.NestedAttributeObject{Attributes: subscriptionDataSourceAttributes(false)},
+			},
+		},
+	}
+}
+
+func (d *subscriptionsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *subscriptionsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg subscriptionsDataSourceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	keep := func(s client.Subscription) bool {
+		return matches(cfg.State, &s.State) && matches(cfg.PlanID, &s.PlanID)
+	}
+	convert := func(s client.Subscription) (subscriptionAttrs, diag.Diagnostics) { return newSubscriptionAttrs(&s) }
+	subs, diags, err := collect(d.client.Subscriptions(ctx), keep, cfg.MaxItems, convert)
+	if err != nil {
+		resp.Diagnostics.Append(listError("subscriptions", err))
+		return
+	}
+	resp.Diagnostics.Append(diags...)
+	var d2 diag.Diagnostics
+	cfg.Subscriptions, cfg.IDs, d2 = listResult(ctx, subscriptionAttrTypes(), subs, func(s subscriptionAttrs) types.String { return s.ID })
+	resp.Diagnostics.Append(d2...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}
+
+func newSubscriptionDataSource() datasource.DataSource { return &subscriptionDataSource{} }
+
+type subscriptionDataSource struct{ client *client.Client }
+
+func (d *subscriptionDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_subscription"
+}
+
+func (d *subscriptionDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = dschema.Schema{
+		MarkdownDescription: "One subscription, by id, with the same attributes as the `mobileplan_subscription` resource. A subscription that does not exist is an error.",
+		Attributes:          subscriptionDataSourceAttributes(true),
+	}
+}
+
+func (d *subscriptionDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *subscriptionDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	readOne(ctx, req, resp, "id", "subscription", d.client.GetSubscription, func(s *client.Subscription) (subscriptionAttrs, error) {
+		attrs, diags := newSubscriptionAttrs(s)
+		if diags.HasError() {
+			return attrs, diagError(diags)
+		}
+		return attrs, nil
+	})
+}
