@@ -229,6 +229,6 @@ func isLoopback(r *http.Request) bool {
 
 type discardWriter struct{ h http.Header }
 
-func (d discardWriter) Header() http.Header       { return d.h }
+func (d discardWriter) Header() http.Header         { return d.h }
 func (d discardWriter) Write(b []byte) (int, error) { return len(b), nil }
-func (d discardWriter) WriteHeader(int)            {}
+func (d discardWriter) WriteHeader(int)             {}

@@ -1,0 +1,172 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+)
+
+var testProviders = map[string]func() (tfprotov6.ProviderServer, error){
+	"mobileplan": providerserver.NewProtocol6WithError(New("test")()),
+}
+
+// startEmulator gives each test its own service.
+func startEmulator(t *testing.T) *emulatortest.Server {
+	t.Helper()
+	return emulatortest.Start(t, emulator.Options{})
+}
+
+// withProvider prefixes a configuration with a provider block pointing at srv.
+func withProvider(srv *emulatortest.Server, body string) string {
+	return fmt.Sprintf(`
+provider "mobileplan" {
+  base_url  = %q
+  api_token = %q
+}
+%s`, srv.URL, srv.Token, body)
+}
+
+func TestProvider_refusesPlainHTTPToRemoteHost(t *testing.T) {
+	t.Parallel()
+	for _, url := range []string{"http://api.example.com", "http://10.0.0.5:8089", "http://127.0.0.1.nip.io"} {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviders,
+			Steps: []resource.TestStep{{
+				Config: fmt.Sprintf(`
+provider "mobileplan" {
+  base_url  = %q
+  api_token = "secret"
+}
+data "mobileplan_plans" "all" {}
+`, url),
+				ExpectError: regexp.MustCompile(`(?s)Invalid base_url.*plain http to a host that is not loopback`),
+			}},
+		})
+	}
+}
+
+func TestProvider_rejectsBadSettings(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	for name, tc := range map[string]struct{ block, want string }{
+		"timeout":   {`request_timeout = "soon"`, `Invalid duration`},
+		"negative":  {`request_timeout = "-5s"`, `Invalid duration`},
+		"retries":   {`max_retries = 11`, `max_retries value must be between 0 and 10`},
+		"not a url": {`base_url = "api.example.com"`, `not an absolute http\(s\) URL`},
+		"userinfo":  {`base_url = "https://user:pw@api.example.com"`, `carries credentials`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviders,
+				Steps: []resource.TestStep{{
+					Config: fmt.Sprintf(`
+provider "mobileplan" {
+  api_token = %q
+  %s
+}
+data "mobileplan_plans" "all" {}
+`, srv.Token, tc.block),
+					ExpectError: regexp.MustCompile(tc.want),
+				}},
+			})
+		})
+	}
+}
+
+// Environment-driven tests cannot run in parallel (t.Setenv).
+func TestProvider_environment(t *testing.T) {
+	srv := startEmulator(t)
+	const emptyBlock = `
+provider "mobileplan" {}
+data "mobileplan_plans" "all" {}
+`
+	t.Run("missing token says how to set it", func(t *testing.T) {
+		t.Setenv(EnvBaseURL, srv.URL)
+		t.Setenv(EnvAPIToken, "")
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviders,
+			Steps: []resource.TestStep{{
+				Config:      emptyBlock,
+				ExpectError: regexp.MustCompile(`(?s)Missing api_token.*MOBILEPLAN_API_TOKEN`),
+			}},
+		})
+	})
+	t.Run("missing base_url says how to set it", func(t *testing.T) {
+		t.Setenv(EnvBaseURL, "")
+		t.Setenv(EnvAPIToken, srv.Token)
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviders,
+			Steps: []resource.TestStep{{
+				Config:      emptyBlock,
+				ExpectError: regexp.MustCompile(`(?s)Missing base_url.*MOBILEPLAN_BASE_URL`),
+			}},
+		})
+	})
+	t.Run("environment alone configures the provider", func(t *testing.T) {
+		t.Setenv(EnvBaseURL, srv.URL)
+		t.Setenv(EnvAPIToken, srv.Token)
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviders,
+			Steps: []resource.TestStep{{
+				Config: emptyBlock,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.mobileplan_plans.all", tfjsonpath.New("ids"), knownvalue.ListSizeExact(emulator.DefaultPlans)),
+				},
+			}},
+		})
+	})
+	t.Run("provider block wins over environment", func(t *testing.T) {
+		t.Setenv(EnvBaseURL, "http://127.0.0.1:1")
+		t.Setenv(EnvAPIToken, "wrong-token")
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviders,
+			Steps: []resource.TestStep{{
+				Config: withProvider(srv, `data "mobileplan_plans" "all" {}`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.mobileplan_plans.all", tfjsonpath.New("ids"), knownvalue.ListSizeExact(emulator.DefaultPlans)),
+				},
+			}},
+		})
+	})
+	t.Run("a refused token says how to set it", func(t *testing.T) {
+		t.Setenv(EnvBaseURL, srv.URL)
+		t.Setenv(EnvAPIToken, "wrong-token")
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviders,
+			Steps: []resource.TestStep{{
+				Config:      emptyBlock,
+				ExpectError: regexp.MustCompile(`(?s)HTTP 401 Unauthorized.*Code: unauthorized.*MOBILEPLAN_API_TOKEN`),
+			}},
+		})
+	})
+}
+
+func TestMain(m *testing.M) {
+	// Terraform must not look for new versions anywhere, and reads an empty
+	// CLI configuration instead of whatever the machine has.
+	os.Setenv("CHECKPOINT_DISABLE", "1")
+	dir, err := os.MkdirTemp("", "mobileplan-test-cli")
+	if err != nil {
+		panic(err)
+	}
+	cliConfig := filepath.Join(dir, "terraformrc")
+	if err := os.WriteFile(cliConfig, nil, 0o600); err != nil {
+		panic(err)
+	}
+	os.Setenv("TF_CLI_CONFIG_FILE", cliConfig)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}

@@ -1,0 +1,351 @@
+package provider
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+)
+
+const subAddr = "mobileplan_subscription.test"
+
+var (
+	subscriptionID = regexp.MustCompile(`^sub_[0-9a-f]{16}$`)
+	iccidPattern   = regexp.MustCompile(`^[0-9]{19,20}$`)
+)
+
+func at(name string, more ...string) tfjsonpath.Path {
+	p := tfjsonpath.New(name)
+	for _, m := range more {
+		p = p.AtMapKey(m)
+	}
+	return p
+}
+
+// newSubscriptionChecks are what every freshly created subscription shows.
+func newSubscriptionChecks() []statecheck.StateCheck {
+	unused := knownvalue.Null()
+	return []statecheck.StateCheck{
+		statecheck.ExpectKnownValue(subAddr, at("id"), knownvalue.StringRegexp(subscriptionID)),
+		statecheck.ExpectKnownValue(subAddr, at("esim_iccid"), knownvalue.StringRegexp(iccidPattern)),
+		statecheck.ExpectKnownValue(subAddr, at("state"), knownvalue.StringExact("ready")),
+		statecheck.ExpectKnownValue(subAddr, at("created_at"), knownvalue.NotNull()),
+		statecheck.ExpectKnownValue(subAddr, at("activated_at"), unused),
+		statecheck.ExpectKnownValue(subAddr, at("expire_at"), unused),
+		statecheck.ExpectKnownValue(subAddr, at("metadata"), knownvalue.MapSizeExact(0)),
+		statecheck.ExpectKnownValue(subAddr, at("purchased_allowance", "voice_seconds"), knownvalue.Null()),
+		statecheck.ExpectKnownValue(subAddr, at("purchased_allowance", "sms_messages"), knownvalue.Null()),
+		statecheck.CompareValuePairs(subAddr, at("remaining_allowance"), subAddr, at("purchased_allowance"), compare.ValuesSame()),
+	}
+}
+
+func TestAccSubscription_planID(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	config := withProvider(srv, `
+resource "mobileplan_subscription" "test" {
+  plan_id = "plan_001"
+}
+`)
+	checks := append(newSubscriptionChecks(),
+		statecheck.ExpectKnownValue(subAddr, at("plan_id"), knownvalue.StringExact("plan_001")),
+		statecheck.ExpectKnownValue(subAddr, at("plan"), knownvalue.Null()),
+		statecheck.ExpectKnownValue(subAddr, at("plan_details"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"name":                 knownvalue.StringExact("global 1 GB / 7 days"),
+			"data_megabytes":       knownvalue.Int64Exact(1024),
+			"period_days":          knownvalue.Int64Exact(7),
+			"period_iterations":    knownvalue.Int64Exact(1),
+			"throttled_speed_kbps": knownvalue.Int64Exact(0),
+			"label":                knownvalue.StringExact("global"),
+			"coverage_profile_id":  knownvalue.StringExact("cov-global"),
+		})),
+		statecheck.ExpectKnownValue(subAddr, at("purchased_allowance", "data_bytes"), knownvalue.Int64Exact(1024*1_000_000)),
+	)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config:            config,
+				ConfigStateChecks: checks,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(subAddr, plancheck.ResourceActionCreate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				ResourceName:      subAddr,
+				ImportState:       true,
+				ImportStateVerify: true,
+			},
+			{
+				ResourceName:    subAddr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportPlanChecks: resource.ImportPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(subAddr, plancheck.ResourceActionNoop)},
+				},
+			},
+			{
+				ResourceName:    subAddr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				GenerateConfig:  true,
+				Config:          withProvider(srv, ""),
+			},
+		},
+	})
+	if n := srv.Stats().Subscriptions; n != 1 {
+		t.Errorf("the service holds %d subscriptions, want exactly 1", n)
+	}
+}
+
+func TestAccSubscription_inlinePlan(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	config := withProvider(srv, `
+resource "mobileplan_subscription" "test" {
+  plan = {
+    coverage_id = "cov-eu"
+    data_mbs    = 2048
+    period_days = 14
+  }
+}
+`)
+	checks := append(newSubscriptionChecks(),
+		statecheck.ExpectKnownValue(subAddr, at("plan_id"), knownvalue.StringRegexp(regexp.MustCompile(`^plan_custom_`))),
+		statecheck.ExpectKnownValue(subAddr, at("plan"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"coverage_id": knownvalue.StringExact("cov-eu"),
+			"data_mbs":    knownvalue.Int64Exact(2048),
+			"period_days": knownvalue.Int64Exact(14),
+		})),
+		statecheck.ExpectKnownValue(subAddr, at("plan_details", "coverage_profile_id"), knownvalue.StringExact("cov-eu")),
+		statecheck.ExpectKnownValue(subAddr, at("plan_details", "data_megabytes"), knownvalue.Int64Exact(2048)),
+		statecheck.ExpectKnownValue(subAddr, at("plan_details", "period_days"), knownvalue.Int64Exact(14)),
+		statecheck.ExpectKnownValue(subAddr, at("plan_details", "label"), knownvalue.Null()),
+		statecheck.ExpectKnownValue(subAddr, at("purchased_allowance", "data_bytes"), knownvalue.Int64Exact(2048*1_000_000)),
+	)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config:            config,
+				ConfigStateChecks: checks,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				// Read cannot know the subscription was made from an inline
+				// plan, so `plan` is the one attribute import cannot fill.
+				ResourceName:            subAddr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"plan"},
+			},
+			{
+				// Imported into the inline form: an in-place update that
+				// only records `plan`, never a replacement.
+				ResourceName:       subAddr,
+				ImportState:        true,
+				ImportStateKind:    resource.ImportBlockWithID,
+				ExpectNonEmptyPlan: true,
+				ImportPlanChecks: resource.ImportPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(subAddr, plancheck.ResourceActionUpdate)},
+				},
+			},
+			{
+				ResourceName:    subAddr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				GenerateConfig:  true,
+				Config:          withProvider(srv, ""),
+			},
+		},
+	})
+}
+
+func TestAccSubscription_preconditionFailures(t *testing.T) {
+	t.Parallel()
+	ds := emulator.DefaultDataset(emulator.DefaultPlans, 0)
+	scarce := "scarce"
+	ds.Plans = append(ds.Plans, emulator.Plan{ID: "plan_scarce", Name: "scarce", DataMegaBytes: 100, PeriodDays: 1, Label: &scarce})
+	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
+
+	cases := map[string]struct {
+		planID string
+		want   *regexp.Regexp
+	}{
+		"archived": {"plan_009", errorPattern("Error: Could not create subscription", "with mobileplan_subscription.test", `plan_id = "plan_009"`,
+			"HTTP 412 Precondition Failed to POST /v1/subscriptions", "Code: invalidPlan", `Message: plan "plan_009" is archived`,
+			"suggestion: choose a plan that is not archived", "Docs: https://docs.mobileplan.example/errors/invalidPlan",
+			"does not exist, is archived, or is an addon plan")},
+		"addon":   {"plan_006", errorPattern("Code: invalidPlan", `plan "plan_006" is an addon plan`)},
+		"missing": {"plan_nope", errorPattern("Code: invalidPlan", `plan "plan_nope" does not exist`)},
+		"no eSIM": {"plan_scarce", errorPattern("HTTP 412 Precondition Failed", "Code: outOfInventory", `Message: no unassigned eSIM with label "scarce"`,
+			"suggestion: add eSIMs", "Docs: https://docs.mobileplan.example/errors/outOfInventory", "inventory must grow")},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviders,
+				Steps: []resource.TestStep{{
+					Config:      withProvider(srv, "resource \"mobileplan_subscription\" \"test\" {\n  plan_id = \""+tc.planID+"\"\n}\n"),
+					ExpectError: tc.want,
+				}},
+			})
+		})
+	}
+	if n := srv.Stats().Subscriptions; n != 0 {
+		t.Errorf("the service holds %d subscriptions after only refused creates", n)
+	}
+}
+
+func TestAccSubscription_planTimeErrors(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	cases := map[string]struct{ body, want string }{
+		"both":           {`plan_id = "plan_001"` + "\n" + `plan = { coverage_id = "c", data_mbs = 1, period_days = 1 }`, `(?s)Invalid Attribute Combination.*Exactly one of these attributes must be configured: \[plan_id,plan\]`},
+		"neither":        {``, `(?s)Missing Attribute Configuration.*Exactly one of these attributes must be configured: \[plan_id,plan\]`},
+		"empty id":       {`plan_id = ""`, `(?s)plan_id.*string length must be at least 1`},
+		"zero data":      {`plan = { coverage_id = "c", data_mbs = 0, period_days = 1 }`, `(?s)data_mbs.*value must be at least 1`},
+		"negative days":  {`plan = { coverage_id = "c", data_mbs = 1, period_days = -3 }`, `(?s)period_days.*value must be at least 1`},
+		"empty coverage": {`plan = { coverage_id = "", data_mbs = 1, period_days = 1 }`, `(?s)coverage_id.*string length must be at least 1`},
+		"missing field":  {`plan = { coverage_id = "c", data_mbs = 1 }`, `(?s)period_days.*required`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviders,
+				Steps: []resource.TestStep{{
+					Config:      withProvider(srv, "resource \"mobileplan_subscription\" \"test\" {\n"+tc.body+"\n}"),
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(tc.want),
+				}},
+			})
+		})
+	}
+	if n := srv.RequestCounts()["POST /v1/subscriptions"]; n != 0 {
+		t.Errorf("plan-time errors sent %d create requests", n)
+	}
+}
+
+func TestAccSubscription_goneAtServiceIsRecreated(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	config := withProvider(srv, `resource "mobileplan_subscription" "test" { plan_id = "plan_002" }`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: srv.Reset, // the service forgets every subscription
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(subAddr, plancheck.ResourceActionCreate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(subAddr, at("id"), knownvalue.StringRegexp(subscriptionID)),
+				},
+			},
+		},
+	})
+	if n := srv.Stats().Subscriptions; n != 1 {
+		t.Errorf("after re-creation the service holds %d subscriptions, want 1", n)
+	}
+}
+
+func TestAccSubscription_changeReplaces(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: withProvider(srv, `resource "mobileplan_subscription" "test" { plan_id = "plan_001" }`)},
+			{
+				Config: withProvider(srv, `resource "mobileplan_subscription" "test" { plan_id = "plan_002" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(subAddr, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectUnknownValue(subAddr, at("id")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(subAddr, at("plan_id"), knownvalue.StringExact("plan_002")),
+				},
+			},
+			{
+				Config: withProvider(srv, `
+resource "mobileplan_subscription" "test" {
+  plan = { coverage_id = "cov-am", data_mbs = 100, period_days = 3 }
+}`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(subAddr, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectUnknownValue(subAddr, at("plan_id")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				Config: withProvider(srv, `
+resource "mobileplan_subscription" "test" {
+  plan = { coverage_id = "cov-am", data_mbs = 200, period_days = 3 }
+}`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(subAddr, plancheck.ResourceActionDestroyBeforeCreate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+	// Nothing is ever deleted at the service: four creates, four subscriptions.
+	if n := srv.Stats().Subscriptions; n != 4 {
+		t.Errorf("the service holds %d subscriptions, want 4", n)
+	}
+}
+
+func TestAccSubscription_refreshFollowsService(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	config := withProvider(srv, `resource "mobileplan_subscription" "test" { plan_id = "plan_001" }`)
+	var id string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(subAddr, at("id"), knownvalue.StringFunc(func(v string) error { id = v; return nil })),
+				},
+			},
+			{
+				// Activation and usage happen at the service; a refresh
+				// brings them in and the plan stays empty.
+				PreConfig: func() {
+					if err := srv.RecordUsage(id, 600_000_000); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(subAddr, at("state"), knownvalue.StringExact("active")),
+					statecheck.ExpectKnownValue(subAddr, at("activated_at"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(subAddr, at("expire_at"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(subAddr, at("remaining_allowance", "data_bytes"), knownvalue.Int64Exact(1024*1_000_000-600_000_000)),
+				},
+			},
+		},
+	})
+}
