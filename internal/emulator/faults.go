@@ -48,6 +48,9 @@ type FaultRule struct {
 	//   "reset":     close the connection without processing the request
 	Action string `json:"action"`
 	Status int    `json:"status,omitempty"`
+	// After lets this many matching requests through before the rule acts,
+	// so that, say, the second page of a list fails.
+	After int `json:"after,omitempty"`
 	// Times is how many requests the rule applies to; 0 means every one.
 	Times int `json:"times,omitempty"`
 }
@@ -56,7 +59,8 @@ type faultInjector struct {
 	mu    sync.Mutex
 	f     Faults
 	rng   *rand.Rand
-	fired []int // per rule
+	seen  []int // per rule: matching requests so far
+	fired []int // per rule: requests it acted on
 }
 
 func (fi *faultInjector) set(f Faults) {
@@ -73,6 +77,7 @@ func (fi *faultInjector) set(f Faults) {
 	}
 	fi.f = f
 	fi.rng = rand.New(rand.NewPCG(f.Seed, f.Seed^0x9e3779b97f4a7c15))
+	fi.seen = make([]int, len(f.Rules))
 	fi.fired = make([]int, len(f.Rules))
 }
 
@@ -96,7 +101,8 @@ func (fi *faultInjector) plan(r *http.Request) (time.Duration, *FaultRule) {
 		if !strings.HasPrefix(r.URL.Path, rule.PathPrefix) {
 			continue
 		}
-		if rule.Times > 0 && fi.fired[i] >= rule.Times {
+		fi.seen[i]++
+		if fi.seen[i] <= rule.After || (rule.Times > 0 && fi.fired[i] >= rule.Times) {
 			continue
 		}
 		fi.fired[i]++
