@@ -1,0 +1,232 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+)
+
+// testUserAgent is the User-Agent every test client sends.
+const testUserAgent = "terraform-provider-mobileplan/test (+client_test)"
+
+// waitClock is the injected clock of Config.Wait: it records every backoff
+// the client asks for and sleeps none of it.
+type waitClock struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (w *waitClock) wait(d time.Duration) time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.waits = append(w.waits, d)
+	return 0
+}
+
+func (w *waitClock) all() []time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]time.Duration(nil), w.waits...)
+}
+
+// newTestClient builds a client for baseURL with the emulator's token, the
+// test User-Agent and a recording clock; mod may change the Config first.
+func newTestClient(t *testing.T, baseURL string, mod func(*Config)) (*Client, *waitClock) {
+	t.Helper()
+	clock := &waitClock{}
+	cfg := Config{
+		BaseURL:   baseURL,
+		Token:     emulatortest.Token,
+		UserAgent: testUserAgent,
+		Wait:      clock.wait,
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return c, clock
+}
+
+// startEmulator starts an emulator holding ds (nil: the default data set).
+func startEmulator(t *testing.T, ds *emulator.Dataset) *emulatortest.Server {
+	t.Helper()
+	return emulatortest.Start(t, emulator.Options{Dataset: ds})
+}
+
+func dataset(plans, esims int) *emulator.Dataset {
+	ds := emulator.DefaultDataset(plans, esims)
+	return &ds
+}
+
+// counter counts requests per "METHOD path" in an httptest handler.
+type counter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *counter) add(r *http.Request) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[r.Method+" "+r.URL.Path]++
+}
+
+func (c *counter) get(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[key]
+}
+
+func (c *counter) total() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, v := range c.n {
+		n += v
+	}
+	return n
+}
+
+// startServer serves h on a loopback httptest server until the test ends.
+func startServer(t *testing.T, h http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// closedAddress returns a base URL on which nothing listens: connecting to it
+// is refused, so no request can reach any server.
+func closedAddress(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return "http://" + addr
+}
+
+func writeJSONResponse(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func writeServiceError(w http.ResponseWriter, status int, code, message string) {
+	writeJSONResponse(w, status, map[string]any{"code": code, "message": message, "docsUrl": nil})
+}
+
+// subscriptionJSON is a complete Subscription as the service sends it.
+const subscriptionJSON = `{
+  "id": "sub_0123456789abcdef",
+  "esimIccid": "8988247000000000013",
+  "planId": "plan_001",
+  "plan": {"name": "global 1 GB / 7 days", "dataMegaBytes": 1024, "periodDays": 7, "periodIterations": 1,
+           "throttledSpeedKbps": 0, "label": "global", "coverageProfileId": "cov-global"},
+  "createdAt": 1767225600,
+  "activatedAt": null,
+  "expireAt": null,
+  "purchasedAllowance": {"dataBytes": 1024000000, "voiceSeconds": null, "smsMessages": null},
+  "remainingAllownace": {"dataBytes": 1024000000, "voiceSeconds": null, "smsMessages": null},
+  "state": "ready",
+  "metadata": {}
+}`
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers (log output).
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// countingTransport counts the response body bytes the client reads.
+type countingTransport struct {
+	next http.RoundTripper
+	read atomic.Int64
+}
+
+func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &countingBody{ReadCloser: resp.Body, n: &t.read}
+	return resp, nil
+}
+
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
+}
+
+func ptr[T any](v T) *T { return &v }
+
+var bg = context.Background()
+
+// dump renders v as JSON for failure messages.
+func dump(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+// strList is a string slice that handlers append to concurrently.
+type strList struct {
+	mu sync.Mutex
+	v  []string
+}
+
+func (l *strList) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.v = append(l.v, s)
+}
+
+func (l *strList) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.v...)
+}

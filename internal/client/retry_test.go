@@ -1,0 +1,633 @@
+package client
+
+// Tests of the retry rules of retry.go. Every test injects Config.Wait as a
+// clock that records each backoff and sleeps none of it.
+//
+// Rule 1 (GET retried on 429, on 5xx other than 501 and on transport errors,
+// with backoff or Retry-After, capped):
+//   TestRetryGET429HonorsRetryAfter, TestRetryAfterCappedByMaxRetryAfter,
+//   TestRetryAfterHTTPDate, TestRetryGET5xxThenSuccess,
+//   TestRetryGETConnectionRefused, TestRetryGETDroppedConnection,
+//   TestRetryGETTimeout, TestNoRetryGET501, TestBackoffGrowsWithinBounds,
+//   TestBackoffRetryAfter, TestParseRetryAfter
+// Rule 2 (POST retried only on 429 and on failures before the request was
+// written; never on 5xx, timeout or a dropped connection):
+//   TestRetryPOST429, TestRetryPOST429Exhausted,
+//   TestRetryPOSTConnectionRefused, TestNoRetryPOST5xx,
+//   TestNoRetryPOSTDroppedAfterProcessing, TestNoRetryPOSTTimeout,
+//   TestNoRetryPOSTUnreadableAnswer
+// Rule 3 (never retried: other 4xx, TLS certificate errors, a cancelled
+// context): TestNoRetry4xx, TestNoRetryTLSCertificateError,
+//   TestNoRetryCancelledContext
+// Rule 4 (at most MaxRetries retries, last answer returned):
+//   TestMaxRetriesHonored
+// All rules at the policy level: TestShouldRetryPolicy.
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+)
+
+func TestShouldRetryPolicy(t *testing.T) {
+	t.Parallel()
+	refused := &url.Error{Op: "Post", URL: "http://x", Err: syscall.ECONNREFUSED}
+	certErr := &url.Error{Op: "Get", URL: "https://x", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}
+	schemeErr := &url.Error{Op: "Get", URL: "https://x", Err: http.ErrSchemeMismatch}
+	type tc struct {
+		method  string
+		written bool
+		status  int   // 0: no answer
+		err     error // transport error
+		want    bool
+	}
+	cases := []tc{
+		{"GET", true, 429, nil, true},
+		{"GET", true, 500, nil, true},
+		{"GET", true, 502, nil, true},
+		{"GET", true, 503, nil, true},
+		{"GET", true, 504, nil, true},
+		{"GET", true, 501, nil, false},
+		{"GET", true, 200, nil, false},
+		{"GET", false, 0, refused, true},
+		{"GET", true, 0, io.ErrUnexpectedEOF, true},
+		{"GET", false, 0, certErr, false},
+		{"GET", false, 0, schemeErr, false},
+		{"POST", true, 429, nil, true},
+		{"POST", true, 500, nil, false},
+		{"POST", true, 502, nil, false},
+		{"POST", true, 503, nil, false},
+		{"POST", true, 504, nil, false},
+		{"POST", false, 0, refused, true},
+		{"POST", true, 0, io.ErrUnexpectedEOF, false},
+		{"POST", false, 0, certErr, false},
+	}
+	for _, s := range []int{400, 401, 403, 404, 409, 412, 422} {
+		cases = append(cases, tc{"GET", true, s, nil, false}, tc{"POST", true, s, nil, false})
+	}
+	for _, c := range cases {
+		ctx, att := withAttempt(bg, c.method)
+		att.begin(0)
+		att.written.Store(c.written)
+		var resp *http.Response
+		if c.status != 0 {
+			resp = &http.Response{StatusCode: c.status, Header: http.Header{}}
+		}
+		got, err := shouldRetry(ctx, resp, c.err)
+		if got != c.want || err != nil {
+			t.Errorf("%s written=%v status=%d err=%v: shouldRetry = %v, %v; want %v", c.method, c.written, c.status, c.err, got, err, c.want)
+		}
+	}
+	ctx, cancel := context.WithCancel(bg)
+	cancel()
+	ctx, _ = withAttempt(ctx, "GET")
+	if got, err := shouldRetry(ctx, &http.Response{StatusCode: 503}, nil); got || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: shouldRetry = %v, %v; want false, context.Canceled", got, err)
+	}
+}
+
+// ---- Rule 1: GET ----
+
+func TestRetryGET429HonorsRetryAfter(t *testing.T) {
+	t.Parallel()
+	emu := startEmulator(t, nil)
+	emu.SetFaults(emulator.Faults{RetryAfterSeconds: 7, Rules: []emulator.FaultRule{{Method: "GET", PathPrefix: "/v1/plans", Action: "status", Status: 429, Times: 1}}})
+	c, clock := newTestClient(t, emu.URL, nil)
+	p, err := c.GetPlan(bg, "plan_001")
+	if err != nil || p.ID != "plan_001" {
+		t.Fatalf("GetPlan = %v, %v", p, err)
+	}
+	if w := clock.all(); len(w) != 1 || w[0] != 7*time.Second {
+		t.Errorf("waits = %v, want exactly [7s] from Retry-After", w)
+	}
+	if n := emu.RequestCounts()["GET /v1/plans/{id}"]; n != 2 {
+		t.Errorf("requests = %d, want 2", n)
+	}
+}
+
+func TestRetryAfterCappedByMaxRetryAfter(t *testing.T) {
+	t.Parallel()
+	emu := startEmulator(t, nil)
+	emu.SetFaults(emulator.Faults{RetryAfterSeconds: 3600, Rules: []emulator.FaultRule{{Method: "GET", Action: "status", Status: 429, Times: 2}}})
+	c, clock := newTestClient(t, emu.URL, func(cfg *Config) { cfg.MaxRetryAfter = 5 * time.Second })
+	if _, err := c.GetPlan(bg, "plan_001"); err != nil {
+		t.Fatal(err)
+	}
+	if w := clock.all(); len(w) != 2 || w[0] != 5*time.Second || w[1] != 5*time.Second {
+		t.Errorf("waits = %v, want [5s 5s] (Retry-After 3600 capped by MaxRetryAfter)", w)
+	}
+	// Unset, the cap is DefaultMaxRetryAfter.
+	emu.SetFaults(emulator.Faults{RetryAfterSeconds: 3600, Rules: []emulator.FaultRule{{Method: "GET", Action: "status", Status: 429, Times: 1}}})
+	c, clock = newTestClient(t, emu.URL, nil)
+	if _, err := c.GetPlan(bg, "plan_001"); err != nil {
+		t.Fatal(err)
+	}
+	if w := clock.all(); len(w) != 1 || w[0] != DefaultMaxRetryAfter {
+		t.Errorf("waits = %v, want [%v]", w, DefaultMaxRetryAfter)
+	}
+}
+
+func TestRetryAfterHTTPDate(t *testing.T) {
+	t.Parallel()
+	var calls counter
+	srv := startServer(t, func(w http.ResponseWriter, r *http.Request) {
+		calls.add(r)
+		if calls.total() == 1 {
+			w.Header().Set("Retry-After", time.Now().Add(30*time.Second).UTC().Format(http.TimeFormat))
+			writeServiceError(w, 503, "internal", "maintenance")
+			return
+		}
+		_, _ = io.WriteString(w, subscriptionJSON)
+	})
+	c, clock := newTestClient(t, srv.URL, nil)
+	if _, err := c.GetSubscription(bg, "sub_0123456789abcdef"); err != nil {
+		t.Fatal(err)
+	}
+	if w := clock.all(); len(w) != 1 || w[0] < 27*time.Second || w[0] > 30*time.Second {
+		t.Errorf("waits = %v, want about 30s from an HTTP-date Retry-After on a 503", w)
+	}
+}
+
+func TestRetryGET5xxThenSuccess(t *testing.T) {
+	t.Parallel()
+	for _, rule := range []emulator.FaultRule{
+		{Action: "status", Status: 500}, {Action: "status", Status: 502},
+		{Action: "status", Status: 503}, {Action: "status", Status: 504},
+		{Action: "html"}, {Action: "empty"}, {Action: "empty", Status: 503},
+	} {
+		t.Run(fmt.Sprintf("%s-%d", rule.Action, rule.Status), func(t *testing.T) {
+			t.Parallel()
+			emu := startEmulator(t, nil)
+			rule.Method, rule.Times = "GET", 2
+			emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{rule}})
+			c, clock := newTestClient(t, emu.URL, nil)
+			e, err := c.GetEsim(bg, emulator.ICCID(1))
+			if err != nil || e.ICCID != emulator.ICCID(1) {
+				t.Fatalf("GetEsim = %v, %v", e, err)
+			}
+			if n := emu.RequestCounts()["GET /v1/esims/{iccid}"]; n != 3 {
+				t.Errorf("requests = %d, want 3", n)
+			}
+			// Without Retry-After: exponential from DefaultMinRetryWait, jittered in the upper half.
+			w := clock.all()
+			if len(w) != 2 || w[0] < DefaultMinRetryWait/2 || w[0] > DefaultMinRetryWait || w[1] < DefaultMinRetryWait || w[1] > 2*DefaultMinRetryWait {
+				t.Errorf("waits = %v, want one in [250ms,500ms] then one in [500ms,1s]", w)
+			}
+		})
+	}
+}
+
+func TestNoRetryGET501(t *testing.T) {
+	t.Parallel()
+	emu := startEmulator(t, nil)
+	emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", Action: "status", Status: 501}}})
+	c, clock := newTestClient(t, emu.URL, nil)
+	_, err := c.GetPlan(bg, "plan_001")
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 501 {
+		t.Fatalf("error = %v, want the 501", err)
+	}
+	if n := emu.RequestCounts()["GET /v1/plans/{id}"]; n != 1 || len(clock.all()) != 0 {
+		t.Errorf("501 sent %d times; it is not retried", n)
+	}
+}
+
+func TestRetryGETConnectionRefused(t *testing.T) {
+	t.Parallel()
+	c, clock := newTestClient(t, closedAddress(t), func(cfg *Config) { cfg.MaxRetries = 2 })
+	_, err := c.GetPlan(bg, "plan_001")
+	var reqErr *RequestError
+	if !errors.As(err, &reqErr) || reqErr.Attempts != 3 || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("error = %v, want a RequestError after 3 attempts wrapping ECONNREFUSED", err)
+	}
+	if len(clock.all()) != 2 {
+		t.Errorf("waits = %v, want 2 retries", clock.all())
+	}
+	if !strings.Contains(err.Error(), "after 3 attempts") {
+		t.Errorf("error text %q should say how many attempts were made", err)
+	}
+}
+
+func TestRetryGETDroppedConnection(t *testing.T) {
+	t.Parallel()
+	for _, action := range []string{"drop", "reset"} {
+		t.Run(action, func(t *testing.T) {
+			t.Parallel()
+			emu := startEmulator(t, nil)
+			emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", Action: action, Times: 1}}})
+			c, clock := newTestClient(t, emu.URL, nil)
+			if _, err := c.GetPlan(bg, "plan_002"); err != nil {
+				t.Fatalf("GetPlan: %v", err)
+			}
+			if n := emu.RequestCounts()["GET /v1/plans/{id}"]; n != 2 || len(clock.all()) != 1 {
+				t.Errorf("requests = %d, waits %v; want one retry", n, clock.all())
+			}
+		})
+	}
+}
+
+// slowServer answers nothing until the client gives up.
+func slowServer(t *testing.T, calls *counter) *httptest.Server {
+	return startServer(t, func(w http.ResponseWriter, r *http.Request) {
+		calls.add(r)
+		_, _ = io.Copy(io.Discard, r.Body)
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	})
+}
+
+func TestRetryGETTimeout(t *testing.T) {
+	t.Parallel()
+	var calls counter
+	srv := slowServer(t, &calls)
+	c, clock := newTestClient(t, srv.URL, func(cfg *Config) { cfg.RequestTimeout = 100 * time.Millisecond; cfg.MaxRetries = 2 })
+	start := time.Now()
+	_, err := c.GetSubscription(bg, "sub_1")
+	var reqErr *RequestError
+	if !errors.As(err, &reqErr) || reqErr.Attempts != 3 {
+		t.Fatalf("error = %v, want a RequestError after 3 attempts", err)
+	}
+	if n := calls.get("GET /v1/subscriptions/sub_1"); n != 3 || len(clock.all()) != 2 {
+		t.Errorf("requests = %d, waits %v; a GET that timed out is retried", n, clock.all())
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v; RequestTimeout bounds each attempt", d)
+	}
+}
+
+// ---- Rule 2: POST ----
+
+func TestRetryPOST429(t *testing.T) {
+	t.Parallel()
+	emu := startEmulator(t, nil)
+	emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "POST", Action: "status", Status: 429, Times: 1}}})
+	c, clock := newTestClient(t, emu.URL, nil)
+	if _, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"}); err != nil {
+		t.Fatalf("CreateSubscription: %v", err)
+	}
+	if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 2 {
+		t.Errorf("POSTs = %d, want 2 (a 429 means the service did not act)", n)
+	}
+	if w := clock.all(); len(w) != 1 || w[0] != time.Second {
+		t.Errorf("waits = %v, want [1s] from Retry-After", w)
+	}
+	if s := emu.Stats().Subscriptions; s != 1 {
+		t.Errorf("subscriptions = %d, want 1", s)
+	}
+}
+
+func TestRetryPOST429Exhausted(t *testing.T) {
+	t.Parallel()
+	emu := startEmulator(t, nil)
+	emu.SetFaults(emulator.Faults{RetryAfterSeconds: 2, Rules: []emulator.FaultRule{{Method: "POST", Action: "status", Status: 429}}})
+	c, clock := newTestClient(t, emu.URL, func(cfg *Config) { cfg.MaxRetries = 2 })
+	_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
+	var uncertain *UncertainCreateError
+	if errors.As(err, &uncertain) {
+		t.Errorf("a 429 is a refusal, not an uncertain create: %v", err)
+	}
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 429 || apiErr.Attempts != 3 || apiErr.RetryAfter != 2*time.Second || apiErr.Code != "rateLimited" {
+		t.Fatalf("error = %s, want the last 429 after 3 attempts", dump(apiErr))
+	}
+	if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 3 || len(clock.all()) != 2 {
+		t.Errorf("POSTs = %d, waits %v", n, clock.all())
+	}
+}
+
+func TestRetryPOSTConnectionRefused(t *testing.T) {
+	t.Parallel()
+	c, clock := newTestClient(t, closedAddress(t), func(cfg *Config) { cfg.MaxRetries = 3 })
+	_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
+	var uncertain *UncertainCreateError
+	if errors.As(err, &uncertain) {
+		t.Errorf("a refused connection cannot have created anything; got %v", err)
+	}
+	var reqErr *RequestError
+	if !errors.As(err, &reqErr) || reqErr.Attempts != 4 || reqErr.Method != "POST" {
+		t.Fatalf("error = %v, want a RequestError after 4 attempts", err)
+	}
+	if len(clock.all()) != 3 {
+		t.Errorf("waits = %v, want 3 retries: nothing was sent, so retrying is safe", clock.all())
+	}
+}
+
+// assertUncertain checks err is an UncertainCreateError telling the user to
+// look for the subscription and import it.
+func assertUncertain(t *testing.T, err error) {
+	t.Helper()
+	var uncertain *UncertainCreateError
+	if !errors.As(err, &uncertain) {
+		t.Fatalf("error = %v (%T), want *UncertainCreateError", err, err)
+	}
+	for _, part := range []string{"newest subscriptions", "terraform import", "may have created"} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("error text %q lacks %q", err, part)
+		}
+	}
+}
+
+func TestNoRetryPOST5xx(t *testing.T) {
+	t.Parallel()
+	for _, rule := range []emulator.FaultRule{
+		{Action: "status", Status: 500}, {Action: "status", Status: 501}, {Action: "status", Status: 502},
+		{Action: "status", Status: 503}, {Action: "status", Status: 504},
+		{Action: "html"}, {Action: "empty"}, {Action: "html", Status: 504},
+	} {
+		t.Run(fmt.Sprintf("%s-%d", rule.Action, rule.Status), func(t *testing.T) {
+			t.Parallel()
+			emu := startEmulator(t, nil)
+			rule.Method = "POST"
+			emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{rule}})
+			c, clock := newTestClient(t, emu.URL, nil)
+			_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
+			assertUncertain(t, err)
+			want := rule.Status
+			if want == 0 {
+				want = 502
+			}
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) || apiErr.StatusCode != want || apiErr.Attempts != 1 {
+				t.Errorf("wrapped APIError = %s, want status %d after 1 attempt", dump(apiErr), want)
+			}
+			if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 1 || len(clock.all()) != 0 {
+				t.Errorf("POSTs = %d, waits %v; a 5xx to a POST must never be retried", n, clock.all())
+			}
+		})
+	}
+}
+
+func TestNoRetryPOSTDroppedAfterProcessing(t *testing.T) {
+	t.Parallel()
+	emu := startEmulator(t, nil)
+	emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "POST", Action: "drop"}}})
+	c, clock := newTestClient(t, emu.URL, nil)
+	_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
+	assertUncertain(t, err)
+	var reqErr *RequestError
+	if !errors.As(err, &reqErr) || reqErr.Attempts != 1 {
+		t.Errorf("wrapped error = %v, want the RequestError of a single attempt", err)
+	}
+	if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 1 || len(clock.all()) != 0 {
+		t.Errorf("POSTs = %d, waits %v; want exactly one POST", n, clock.all())
+	}
+	if s := emu.Stats().Subscriptions; s != 1 {
+		t.Errorf("subscriptions = %d, want 1: the service did create it", s)
+	}
+	// The advice works: the newest subscription is the one created.
+	newest, err := Collect(c.Subscriptions(bg), nil, 1)
+	if err != nil || len(newest) != 1 || newest[0].PlanID != "plan_001" {
+		t.Errorf("newest subscription = %s, %v", dump(newest), err)
+	}
+}
+
+func TestNoRetryPOSTTimeout(t *testing.T) {
+	t.Parallel()
+	var calls counter
+	srv := slowServer(t, &calls)
+	c, clock := newTestClient(t, srv.URL, func(cfg *Config) { cfg.RequestTimeout = 100 * time.Millisecond })
+	_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
+	assertUncertain(t, err)
+	if n := calls.get("POST /v1/subscriptions"); n != 1 || len(clock.all()) != 0 {
+		t.Errorf("POSTs = %d, waits %v; a POST that timed out after being sent is not retried", n, clock.all())
+	}
+}
+
+func TestNoRetryPOSTUnreadableAnswer(t *testing.T) {
+	t.Parallel()
+	emu := startEmulator(t, nil)
+	emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "POST", Action: "malformed"}}})
+	c, clock := newTestClient(t, emu.URL, nil)
+	_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
+	assertUncertain(t, err)
+	var decErr *DecodeError
+	if !errors.As(err, &decErr) || decErr.StatusCode != 200 {
+		t.Errorf("wrapped error = %v, want a DecodeError of the 200", err)
+	}
+	if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 1 || len(clock.all()) != 0 {
+		t.Errorf("POSTs = %d, waits %v", n, clock.all())
+	}
+}
+
+// ---- Rule 3: never retried ----
+
+func TestNoRetry4xx(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{400, 401, 403, 404, 409, 412, 422} {
+		for _, method := range []string{"GET", "POST"} {
+			t.Run(fmt.Sprintf("%s-%d", method, status), func(t *testing.T) {
+				t.Parallel()
+				var calls counter
+				srv := startServer(t, func(w http.ResponseWriter, r *http.Request) {
+					calls.add(r)
+					writeServiceError(w, status, "someCode", "refused")
+				})
+				c, clock := newTestClient(t, srv.URL, nil)
+				var err error
+				if method == "GET" {
+					_, err = c.GetSubscription(bg, "sub_1")
+				} else {
+					_, err = c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
+				}
+				var apiErr *APIError
+				if !errors.As(err, &apiErr) || apiErr.StatusCode != status || apiErr.Attempts != 1 || apiErr.Code != "someCode" {
+					t.Fatalf("error = %v, want the %d", err, status)
+				}
+				var uncertain *UncertainCreateError
+				if errors.As(err, &uncertain) {
+					t.Errorf("a %d is a definite answer, not an uncertain create", status)
+				}
+				if calls.total() != 1 || len(clock.all()) != 0 {
+					t.Errorf("requests = %d, waits %v; a %d is never retried", calls.total(), clock.all(), status)
+				}
+			})
+		}
+	}
+}
+
+func TestNoRetryTLSCertificateError(t *testing.T) {
+	t.Parallel()
+	var calls counter
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls.add(r) }))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the failed handshakes
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	c, clock := newTestClient(t, srv.URL, nil) // default transport: the test CA is not trusted
+	_, err := c.GetPlan(bg, "plan_001")
+	var reqErr *RequestError
+	var certErr *tls.CertificateVerificationError
+	if !errors.As(err, &reqErr) || !errors.As(err, &certErr) || reqErr.Attempts != 1 {
+		t.Fatalf("error = %v, want a RequestError with the certificate error after 1 attempt", err)
+	}
+	if len(clock.all()) != 0 || calls.total() != 0 {
+		t.Errorf("waits = %v, handler calls %d; a certificate error is never retried", clock.all(), calls.total())
+	}
+}
+
+func TestNoRetryCancelledContext(t *testing.T) {
+	t.Parallel()
+	var calls counter
+	srv := startServer(t, func(w http.ResponseWriter, r *http.Request) {
+		calls.add(r)
+		writeServiceError(w, 503, "internal", "down")
+	})
+	ctx, cancel := context.WithCancel(bg)
+	defer cancel()
+	c, _ := newTestClient(t, srv.URL, func(cfg *Config) {
+		cfg.Wait = func(time.Duration) time.Duration { cancel(); return 0 } // cancelled while waiting to retry
+	})
+	_, err := c.GetPlan(ctx, "plan_001")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error = %v, want context.Canceled", err)
+	}
+	if calls.total() != 1 {
+		t.Errorf("requests = %d, want 1: nothing is sent once the context is cancelled", calls.total())
+	}
+
+	// A context cancelled before the call sends nothing.
+	_, err = c.GetPlan(ctx, "plan_001")
+	if !errors.Is(err, context.Canceled) || calls.total() != 1 {
+		t.Errorf("error = %v after %d requests, want context.Canceled and no request", err, calls.total())
+	}
+}
+
+// ---- Rule 4: MaxRetries ----
+
+func TestMaxRetriesHonored(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ maxRetries, wantRequests int }{
+		{3, 4}, {1, 2}, {-1, 1}, {0, DefaultMaxRetries + 1},
+	} {
+		t.Run(fmt.Sprint(tc.maxRetries), func(t *testing.T) {
+			t.Parallel()
+			var calls counter
+			srv := startServer(t, func(w http.ResponseWriter, r *http.Request) {
+				calls.add(r)
+				writeServiceError(w, 500, "internal", fmt.Sprintf("failure %d", calls.total()))
+			})
+			c, clock := newTestClient(t, srv.URL, func(cfg *Config) { cfg.MaxRetries = tc.maxRetries })
+			_, err := c.GetPlan(bg, "plan_001")
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) || apiErr.StatusCode != 500 || apiErr.Attempts != tc.wantRequests {
+				t.Fatalf("error = %v, want the 500 after %d attempts", err, tc.wantRequests)
+			}
+			if want := fmt.Sprintf("failure %d", tc.wantRequests); apiErr.Message != want {
+				t.Errorf("Message = %q, want the last answer's %q", apiErr.Message, want)
+			}
+			if calls.total() != tc.wantRequests || len(clock.all()) != tc.wantRequests-1 {
+				t.Errorf("requests = %d, waits %d; want %d requests", calls.total(), len(clock.all()), tc.wantRequests)
+			}
+			if tc.wantRequests > 1 && !strings.Contains(err.Error(), fmt.Sprintf("[after %d attempts]", tc.wantRequests)) {
+				t.Errorf("error text %q should count the attempts", err)
+			}
+		})
+	}
+}
+
+// ---- backoff ----
+
+func TestBackoffGrowsWithinBounds(t *testing.T) {
+	t.Parallel()
+	for _, cfg := range []struct{ min, max time.Duration }{
+		{DefaultMinRetryWait, DefaultMaxRetryWait},
+		{time.Second, 30 * time.Second},
+		{100 * time.Millisecond, 2 * time.Minute},
+		{10 * time.Second, 5 * time.Minute},
+		{2 * time.Second, time.Second}, // min above max: max wins
+	} {
+		prevCap := time.Duration(0)
+		for n := 0; n <= 64; n++ {
+			// The cap for retry n: min·2ⁿ, at most max, computed without overflow.
+			capN := cfg.max
+			if n < 62 && cfg.min <= cfg.max>>n {
+				capN = cfg.min << n
+			}
+			if capN < prevCap {
+				t.Fatalf("%v..%v: cap shrank at retry %d", cfg.min, cfg.max, n)
+			}
+			prevCap = capN
+			lo, hi := capN, time.Duration(0)
+			for range 200 {
+				d := backoff(cfg.min, cfg.max, time.Minute, n, nil)
+				if d < capN/2 || d > capN {
+					t.Fatalf("%v..%v retry %d: backoff = %v, want within [%v, %v]", cfg.min, cfg.max, n, d, capN/2, capN)
+				}
+				lo, hi = min(lo, d), max(hi, d)
+			}
+			if lo == hi {
+				t.Errorf("%v..%v retry %d: 200 backoffs all %v; want jitter", cfg.min, cfg.max, n, lo)
+			}
+		}
+	}
+	// An answer without Retry-After backs off exponentially as well.
+	resp := &http.Response{StatusCode: 503, Header: http.Header{}}
+	if d := backoff(time.Second, time.Minute, time.Minute, 3, resp); d < 4*time.Second || d > 8*time.Second {
+		t.Errorf("backoff(retry 3, no Retry-After) = %v, want within [4s, 8s]", d)
+	}
+}
+
+func TestBackoffRetryAfter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		header string
+		want   time.Duration // 0: exponential fallback
+	}{
+		{"7", 7 * time.Second},
+		{" 7 ", 7 * time.Second},
+		{"59", 59 * time.Second},
+		{"120", time.Minute},            // capped at maxRetryAfter
+		{"99999999999999", time.Minute}, // huge: capped, no overflow
+		{"0", 0},
+		{"-3", 0},
+		{"soon", 0},
+		{"7.5", 0},
+		{time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat), 0}, // in the past
+	} {
+		resp := &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {tc.header}}}
+		d := backoff(time.Second, 10*time.Second, time.Minute, 2, resp)
+		switch {
+		case tc.want != 0 && d != tc.want:
+			t.Errorf("Retry-After %q: backoff = %v, want %v", tc.header, d, tc.want)
+		case tc.want == 0 && (d < 2*time.Second || d > 4*time.Second):
+			t.Errorf("Retry-After %q: backoff = %v, want the exponential fallback in [2s, 4s]", tc.header, d)
+		}
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+	}{
+		{"", 0},
+		{"7", 7 * time.Second},
+		{"0", 0},
+		{"-1", 0},
+		{"86400", 24 * time.Hour},
+		{"9999999999999999", 24 * time.Hour},
+		{"Thu, 01 Jan 2026 00:00:30 GMT", 30 * time.Second},
+		{"Wed, 31 Dec 2025 23:59:00 GMT", 0},
+		{"not a date", 0},
+	} {
+		if got := parseRetryAfter(tc.in, now); got != tc.want {
+			t.Errorf("parseRetryAfter(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
