@@ -1,0 +1,434 @@
+package emulator_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+)
+
+// useToken, as an apiCase's authz, sends the emulator's own token.
+const useToken = "\x00token"
+
+// apiCase is one request of the contract table and the answer it must get.
+type apiCase struct {
+	name   string
+	method string
+	path   string
+	body   string
+	authz  string // useToken, noAuth or a literal header value
+	status int
+	code   string // error code when status is not 200
+	// undocumented marks requests the OpenAPI document has no operation for.
+	undocumented bool
+	// lenient marks a request the document does not allow but the emulator
+	// accepts (null for an absent field).
+	lenient bool
+}
+
+// contractFixture is an emulator holding one subscription to point at.
+type contractFixture struct {
+	srv   *emulatortest.Server
+	sub   emulator.Subscription
+	iccid string
+}
+
+func newContractFixture(t *testing.T) contractFixture {
+	t.Helper()
+	srv := emulatortest.Start(t, emulator.Options{Dataset: smallDataset(40, 5)})
+	sub := create(t, srv, planBasic)
+	return contractFixture{srv: srv, sub: sub, iccid: sub.EsimICCID}
+}
+
+// contractCases is every path of the contract and every error code the /v1
+// API gives. It is shared by the contract test and the OpenAPI validation.
+func contractCases(fx contractFixture) []apiCase {
+	ok := func(name, method, path, body string) apiCase {
+		return apiCase{name: name, method: method, path: path, body: body, authz: useToken, status: 200}
+	}
+	fail := func(name, method, path, body string, status int, code string) apiCase {
+		return apiCase{name: name, method: method, path: path, body: body, authz: useToken, status: status, code: code}
+	}
+	bad := func(name, body string) apiCase {
+		return fail("create/400/"+name, "POST", "/v1/subscriptions", body, 400, "invalidRequest")
+	}
+	cases := []apiCase{
+		ok("create/planId", "POST", "/v1/subscriptions", createBody(planBasic)),
+		ok("create/planId-labelled", "POST", "/v1/subscriptions", createBody(planEurope)),
+		ok("create/planId-recurring", "POST", "/v1/subscriptions", createBody(planRecurring)),
+		ok("create/inline", "POST", "/v1/subscriptions", `{"plan":{"coverageId":"cov-x","dataMBs":512,"periodDays":10}}`),
+		ok("create/inline-null-planId", "POST", "/v1/subscriptions", `{"planId":null,"plan":{"coverageId":"cov-x","dataMBs":1,"periodDays":1}}`),
+		ok("create/unknown-fields-ignored", "POST", "/v1/subscriptions", `{"planId":"`+planBasic+`","metadata":{"a":"b"},"extra":1}`),
+
+		bad("both", `{"planId":"`+planBasic+`","plan":{"coverageId":"c","dataMBs":1,"periodDays":1}}`),
+		bad("neither", `{}`),
+		bad("neither-nulls", `{"planId":null,"plan":null}`),
+		bad("planId-number", `{"planId":12}`),
+		bad("planId-bool", `{"planId":true}`),
+		bad("planId-object", `{"planId":{"id":"p_basic"}}`),
+		bad("planId-empty", `{"planId":""}`),
+		bad("plan-string", `{"plan":"p_basic"}`),
+		bad("plan-array", `{"plan":[1]}`),
+		bad("plan-empty", `{"plan":{}}`),
+		bad("coverageId-missing", `{"plan":{"dataMBs":1,"periodDays":1}}`),
+		bad("coverageId-empty", `{"plan":{"coverageId":"","dataMBs":1,"periodDays":1}}`),
+		bad("coverageId-number", `{"plan":{"coverageId":7,"dataMBs":1,"periodDays":1}}`),
+		bad("dataMBs-missing", `{"plan":{"coverageId":"c","periodDays":1}}`),
+		bad("dataMBs-zero", `{"plan":{"coverageId":"c","dataMBs":0,"periodDays":1}}`),
+		bad("dataMBs-negative", `{"plan":{"coverageId":"c","dataMBs":-5,"periodDays":1}}`),
+		bad("dataMBs-fraction", `{"plan":{"coverageId":"c","dataMBs":1.5,"periodDays":1}}`),
+		bad("dataMBs-string", `{"plan":{"coverageId":"c","dataMBs":"10","periodDays":1}}`),
+		bad("dataMBs-null", `{"plan":{"coverageId":"c","dataMBs":null,"periodDays":1}}`),
+		bad("dataMBs-huge", `{"plan":{"coverageId":"c","dataMBs":1e400,"periodDays":1}}`),
+		bad("periodDays-zero", `{"plan":{"coverageId":"c","dataMBs":1,"periodDays":0}}`),
+		bad("periodDays-fraction", `{"plan":{"coverageId":"c","dataMBs":1,"periodDays":2.5}}`),
+		bad("periodDays-missing", `{"plan":{"coverageId":"c","dataMBs":1}}`),
+		bad("not-json", `planId=p_basic`),
+		bad("truncated", `{"planId":"p_basic"`),
+		bad("array", `[{"planId":"p_basic"}]`),
+		bad("null", `null`),
+		bad("string", `"p_basic"`),
+		bad("empty", ``),
+		bad("too-large", `{"planId":"`+planBasic+`","pad":"`+strings.Repeat("x", 70<<10)+`"}`),
+
+		fail("create/412/missing-plan", "POST", "/v1/subscriptions", createBody("p_nope"), 412, "invalidPlan"),
+		fail("create/412/archived-plan", "POST", "/v1/subscriptions", createBody(planArchived), 412, "invalidPlan"),
+		fail("create/412/addon-plan", "POST", "/v1/subscriptions", createBody(planAddon), 412, "invalidPlan"),
+		fail("create/412/out-of-inventory", "POST", "/v1/subscriptions", createBody(planAsia), 412, "outOfInventory"),
+
+		ok("subscription/get", "GET", "/v1/subscriptions/"+fx.sub.ID, ""),
+		fail("subscription/404", "GET", "/v1/subscriptions/sub_0000000000000000", "", 404, "notFound"),
+		ok("plan/get", "GET", "/v1/plans/"+planEurope, ""),
+		ok("plan/get-archived", "GET", "/v1/plans/"+planArchived, ""),
+		fail("plan/404", "GET", "/v1/plans/p_nope", "", 404, "notFound"),
+		ok("esim/get", "GET", "/v1/esims/"+fx.iccid, ""),
+		ok("esim/get-free", "GET", "/v1/esims/"+emulator.ICCID(45), ""),
+		fail("esim/404", "GET", "/v1/esims/"+emulator.ICCID(999), "", 404, "notFound"),
+		fail("esim/404-malformed", "GET", "/v1/esims/not-an-iccid", "", 404, "notFound"),
+
+		fail("unknown/path", "GET", "/v1/nothing-here", "", 404, "notFound"),
+		fail("unknown/root", "GET", "/v1/", "", 404, "notFound"),
+		fail("unknown/deeper", "GET", "/v1/subscriptions/"+fx.sub.ID+"/usage", "", 404, "notFound"),
+		fail("unknown/delete-subscription", "DELETE", "/v1/subscriptions/"+fx.sub.ID, "", 404, "notFound"),
+		fail("unknown/put-subscription", "PUT", "/v1/subscriptions/"+fx.sub.ID, `{"planId":"p_basic"}`, 404, "notFound"),
+		fail("unknown/post-esims", "POST", "/v1/esims", `{}`, 404, "notFound"),
+		fail("unknown/v2", "GET", "/v1/v2/subscriptions", "", 404, "notFound"),
+	}
+	for i := range cases {
+		cases[i].undocumented = strings.HasPrefix(cases[i].name, "unknown/")
+		cases[i].lenient = strings.Contains(cases[i].body, "null")
+	}
+	for _, list := range []string{"/v1/subscriptions", "/v1/plans", "/v1/esims"} {
+		cases = append(cases,
+			ok("list"+list, "GET", list, ""),
+			ok("list"+list+"/pageSize=1", "GET", list+"?pageSize=1", ""),
+			ok("list"+list+"/pageSize=25", "GET", list+"?pageSize=25", ""),
+		)
+		for _, size := range []string{"0", "26", "-1", "abc", "1.5", "", "1e1", "99999999999999999999"} {
+			cases = append(cases, fail("list"+list+"/pageSize="+size, "GET", list+"?pageSize="+url.QueryEscape(size), "", 400, "invalidRequest"))
+		}
+		for _, cursor := range []string{"garbage", "AAAA", "%%%", "AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"} {
+			cases = append(cases, fail("list"+list+"/page="+cursor, "GET", list+"?page="+url.QueryEscape(cursor), "", 400, "invalidRequest"))
+		}
+	}
+
+	// Every /v1 path and method, documented or not, answers 401 without the
+	// right token, before anything else is looked at.
+	every := []struct{ method, path, body string }{
+		{"POST", "/v1/subscriptions", createBody(planBasic)},
+		{"POST", "/v1/subscriptions", `not json`},
+		{"GET", "/v1/subscriptions", ""},
+		{"GET", "/v1/subscriptions?pageSize=0", ""},
+		{"GET", "/v1/subscriptions/" + fx.sub.ID, ""},
+		{"GET", "/v1/subscriptions/sub_missing", ""},
+		{"GET", "/v1/plans", ""},
+		{"GET", "/v1/plans/" + planBasic, ""},
+		{"GET", "/v1/plans/p_nope", ""},
+		{"GET", "/v1/esims", ""},
+		{"GET", "/v1/esims?page=garbage", ""},
+		{"GET", "/v1/esims/" + fx.iccid, ""},
+		{"GET", "/v1/esims/0", ""},
+		{"GET", "/v1/nothing-here", ""},
+		{"DELETE", "/v1/subscriptions/" + fx.sub.ID, ""},
+		{"PATCH", "/v1/plans/" + planBasic, `{}`},
+	}
+	auths := []struct{ name, value string }{
+		{"missing", noAuth},
+		{"wrong", "Bearer not-the-token"},
+		{"prefix-of-token", "Bearer " + fx.srv.Token[:len(fx.srv.Token)-1]},
+		{"token-plus-suffix", "Bearer " + fx.srv.Token + "x"},
+		{"empty-bearer", "Bearer "},
+		{"no-scheme", fx.srv.Token},
+		{"basic", "Basic " + fx.srv.Token},
+	}
+	for _, p := range every {
+		for _, a := range auths {
+			c := apiCase{
+				name:   fmt.Sprintf("401/%s/%s %s", a.name, p.method, p.path),
+				method: p.method, path: p.path, body: p.body, authz: a.value,
+				status: 401, code: "unauthorized",
+			}
+			c.undocumented = strings.Contains(p.path, "nothing-here") || p.method == "DELETE" || p.method == "PATCH"
+			cases = append(cases, c)
+		}
+	}
+	return cases
+}
+
+func (c apiCase) do(t *testing.T, srv *emulatortest.Server) response {
+	t.Helper()
+	authz := c.authz
+	if authz == useToken {
+		authz = "Bearer " + srv.Token
+	}
+	return send(t, c.method, srv.URL+c.path, authz, c.body)
+}
+
+func TestContractEveryPathAndError(t *testing.T) {
+	t.Parallel()
+	fx := newContractFixture(t)
+	for _, c := range contractCases(fx) {
+		t.Run(c.name, func(t *testing.T) {
+			r := c.do(t, fx.srv)
+			if c.status == 200 {
+				mustStatus(t, r, 200)
+				if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+					t.Errorf("Content-Type %q", ct)
+				}
+				var v map[string]any
+				if err := json.Unmarshal(r.Body, &v); err != nil {
+					t.Fatalf("body is not a JSON object: %v", err)
+				}
+				return
+			}
+			requireError(t, r, c.status, c.code)
+			if c.status == 401 && !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("401 without a Bearer WWW-Authenticate challenge: %q", r.Header.Get("WWW-Authenticate"))
+			}
+		})
+	}
+	// Nothing that failed created anything: one fixture subscription plus
+	// the six successful creates of the table.
+	if got := fx.srv.Stats().Subscriptions; got != 1+6 {
+		t.Errorf("Stats().Subscriptions = %d, want 7", got)
+	}
+}
+
+func TestCreateWithPlanID(t *testing.T) {
+	t.Parallel()
+	srv := emulatortest.Start(t, emulator.Options{Dataset: smallDataset(3, 3)})
+	before := srv.Now()
+	for _, tc := range []struct {
+		plan      string
+		dataMB    int64
+		label     *string
+		wantIters int64
+	}{
+		{planBasic, 1000, nil, 1},
+		{planEurope, 2000, ptr("europe"), 1},
+		{planRecurring, 100, ptr("europe"), 3},
+	} {
+		r := api(t, srv, "POST", "/v1/subscriptions", createBody(tc.plan))
+		mustStatus(t, r, 200)
+		var raw map[string]any
+		if err := json.Unmarshal(r.Body, &raw); err != nil {
+			t.Fatal(err)
+		}
+		// Section 2.1: every field is required, nullable ones as null.
+		want := []string{"activatedAt", "createdAt", "esimIccid", "expireAt", "id", "metadata", "plan", "planId", "purchasedAllowance", "remainingAllownace", "state"}
+		if got := sortedKeys(raw); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("subscription keys %v, want %v", got, want)
+		}
+		if raw["activatedAt"] != nil || raw["expireAt"] != nil {
+			t.Errorf("new subscription has activatedAt %v, expireAt %v; want null", raw["activatedAt"], raw["expireAt"])
+		}
+		sub := decode[emulator.Subscription](t, r)
+		if sub.PlanID != tc.plan || sub.State != emulator.StateReady || !strings.HasPrefix(sub.ID, "sub_") {
+			t.Errorf("got planId %q state %q id %q", sub.PlanID, sub.State, sub.ID)
+		}
+		if sub.CreatedAt < before || sub.CreatedAt > srv.Now() {
+			t.Errorf("createdAt %d not within [%d, %d]", sub.CreatedAt, before, srv.Now())
+		}
+		if !emulator.ValidICCID(sub.EsimICCID) {
+			t.Errorf("esimIccid %q is not a valid ICCID", sub.EsimICCID)
+		}
+		if sub.Plan.DataMegaBytes != tc.dataMB || sub.Plan.PeriodIterations != tc.wantIters || !equalPtr(sub.Plan.Label, tc.label) {
+			t.Errorf("plan %+v", sub.Plan)
+		}
+		if sub.PurchasedAllowance.DataBytes == nil || *sub.PurchasedAllowance.DataBytes != tc.dataMB*1_000_000 {
+			t.Errorf("purchased %v, want %d bytes", sub.PurchasedAllowance.DataBytes, tc.dataMB*1_000_000)
+		}
+		if !equalAllowance(sub.PurchasedAllowance, sub.RemainingAllownace) {
+			t.Errorf("remainingAllownace %+v != purchasedAllowance %+v", sub.RemainingAllownace, sub.PurchasedAllowance)
+		}
+		if sub.Metadata == nil || len(sub.Metadata) != 0 {
+			t.Errorf("metadata %v, want {}", sub.Metadata)
+		}
+		// The eSIM is assigned, with the plan's label, and the GET of the
+		// subscription answers the same record.
+		es := decode[emulator.Esim](t, api(t, srv, "GET", "/v1/esims/"+sub.EsimICCID, ""))
+		if es.SubscriptionID == nil || *es.SubscriptionID != sub.ID {
+			t.Errorf("eSIM %s subscriptionId %v, want %s", es.ICCID, es.SubscriptionID, sub.ID)
+		}
+		if tc.label != nil && !equalPtr(es.Label, tc.label) {
+			t.Errorf("eSIM label %v, want %v", es.Label, *tc.label)
+		}
+		got := api(t, srv, "GET", "/v1/subscriptions/"+sub.ID, "")
+		mustStatus(t, got, 200)
+		if string(got.Body) != string(r.Body) {
+			t.Errorf("GET answers\n%s\ncreate answered\n%s", got.Body, r.Body)
+		}
+	}
+}
+
+func TestCreateInlinePlan(t *testing.T) {
+	t.Parallel()
+	srv := emulatortest.Start(t, emulator.Options{Dataset: smallDataset(2, 0)})
+	var ids []string
+	for i, cov := range []string{"cov-a", "cov-b"} {
+		body := fmt.Sprintf(`{"plan":{"coverageId":%q,"dataMBs":%d,"periodDays":%d}}`, cov, 100*(i+1), 7*(i+1))
+		sub := decode[emulator.Subscription](t, api(t, srv, "POST", "/v1/subscriptions", body))
+		if sub.PlanID == "" || sub.PlanID == planBasic {
+			t.Fatalf("planId %q, want the id of a new custom plan", sub.PlanID)
+		}
+		ids = append(ids, sub.PlanID)
+		if sub.Plan.DataMegaBytes != int64(100*(i+1)) || sub.Plan.PeriodDays != int64(7*(i+1)) || !equalPtr(sub.Plan.CoverageProfileID, &cov) {
+			t.Errorf("subscription plan %+v", sub.Plan)
+		}
+		if *sub.PurchasedAllowance.DataBytes != int64(100*(i+1))*1_000_000 {
+			t.Errorf("purchased %d", *sub.PurchasedAllowance.DataBytes)
+		}
+		r := api(t, srv, "GET", "/v1/plans/"+sub.PlanID, "")
+		mustStatus(t, r, 200)
+		p := decode[emulator.Plan](t, r)
+		if p.ID != sub.PlanID || p.DataMegaBytes != int64(100*(i+1)) || p.PeriodDays != int64(7*(i+1)) || p.PeriodIterations != 1 ||
+			!equalPtr(p.CoverageProfileID, &cov) || p.Archived || p.Addon {
+			t.Errorf("custom plan %+v", p)
+		}
+	}
+	if ids[0] == ids[1] {
+		t.Errorf("two inline plans share the id %q", ids[0])
+	}
+	// Inventory is now empty: an inline create fails with outOfInventory and
+	// leaves no custom plan behind.
+	plansBefore := countAll[emulator.Plan](t, srv, "/v1/plans")
+	requireError(t, api(t, srv, "POST", "/v1/subscriptions", `{"plan":{"coverageId":"c","dataMBs":1,"periodDays":1}}`), 412, "outOfInventory")
+	if got := countAll[emulator.Plan](t, srv, "/v1/plans"); got != plansBefore {
+		t.Errorf("a failed inline create left a plan behind: %d plans, had %d", got, plansBefore)
+	}
+	// The custom plans are ordinary plans: subscribing to one by id works
+	// once there is inventory again.
+	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims", `{"count":1}`), 200)
+	if sub := create(t, srv, ids[0]); sub.PlanID != ids[0] {
+		t.Errorf("planId %q, want %q", sub.PlanID, ids[0])
+	}
+}
+
+// TestCreateHugeInlinePlan: an inline plan the emulator accepts must give a
+// subscription the OpenAPI document allows (purchasedAllowance.dataBytes
+// minimum 0) and an expireAt that is after activatedAt.
+func TestCreateHugeInlinePlan(t *testing.T) {
+	t.Parallel()
+	srv := emulatortest.Start(t, emulator.Options{Dataset: smallDataset(4, 0)})
+	for _, body := range []string{
+		fmt.Sprintf(`{"plan":{"coverageId":"c","dataMBs":%d,"periodDays":30}}`, int64(math.MaxInt64)),
+		fmt.Sprintf(`{"plan":{"coverageId":"c","dataMBs":%d,"periodDays":30}}`, int64(math.MaxInt64/1_000_000+1)),
+		fmt.Sprintf(`{"plan":{"coverageId":"c","dataMBs":1,"periodDays":%d}}`, int64(math.MaxInt64)),
+	} {
+		r := api(t, srv, "POST", "/v1/subscriptions", body)
+		if r.Status == 400 {
+			requireError(t, r, 400, "invalidRequest")
+			continue
+		}
+		mustStatus(t, r, 200)
+		sub := decode[emulator.Subscription](t, r)
+		if d := *sub.PurchasedAllowance.DataBytes; d < 0 {
+			t.Errorf("BUG: %s: accepted, and purchasedAllowance.dataBytes overflowed to %d", body, d)
+		}
+		act := decode[emulator.Subscription](t, ctl(t, srv, "POST", "/_emulator/subscriptions/"+sub.ID+"/activate", ""))
+		if act.ExpireAt == nil || act.ActivatedAt == nil || *act.ExpireAt <= *act.ActivatedAt {
+			t.Errorf("BUG: %s: accepted, and after activation expireAt %v is not after activatedAt %v", body, deref(act.ExpireAt), deref(act.ActivatedAt))
+		}
+	}
+}
+
+func TestOutOfInventoryPerLabel(t *testing.T) {
+	t.Parallel()
+	srv := emulatortest.Start(t, emulator.Options{Dataset: smallDataset(1, 2)})
+	create(t, srv, planEurope)
+	create(t, srv, planRecurring) // same label
+	requireError(t, api(t, srv, "POST", "/v1/subscriptions", createBody(planEurope)), 412, "outOfInventory")
+	// An unlabelled eSIM is free but does not serve a labelled plan; it
+	// does serve a plan without a label.
+	if st := srv.Stats(); st.FreeEsims != 1 {
+		t.Fatalf("FreeEsims = %d, want 1", st.FreeEsims)
+	}
+	create(t, srv, planBasic)
+	requireError(t, api(t, srv, "POST", "/v1/subscriptions", createBody(planBasic)), 412, "outOfInventory")
+	if st := srv.Stats(); st.Subscriptions != 3 || st.FreeEsims != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestOpenAPIDocumentServed(t *testing.T) {
+	t.Parallel()
+	srv := emulatortest.Start(t, emulator.Options{})
+	r := send(t, "GET", srv.URL+"/openapi.yaml", noAuth, "")
+	mustStatus(t, r, 200)
+	if string(r.Body) != string(emulator.OpenAPIDocument()) {
+		t.Error("GET /openapi.yaml differs from OpenAPIDocument()")
+	}
+	if !strings.HasPrefix(string(r.Body), "openapi: 3.0.3") {
+		t.Errorf("document starts %q", r.Body[:20])
+	}
+}
+
+func TestNewRejectsBadOptions(t *testing.T) {
+	t.Parallel()
+	if _, err := emulator.New(emulator.Options{}); err == nil {
+		t.Error("New without a token succeeded")
+	}
+	for name, ds := range map[string]emulator.Dataset{
+		"bad-iccid":      {Esims: []emulator.Esim{{ICCID: "1234"}}},
+		"bad-luhn":       {Esims: []emulator.Esim{{ICCID: emulator.ICCID(1)[:18] + "0"}}},
+		"dup-iccid":      {Esims: []emulator.Esim{{ICCID: emulator.ICCID(1)}, {ICCID: emulator.ICCID(1)}}},
+		"dup-plan":       {Plans: []emulator.Plan{{ID: "a", DataMegaBytes: 1, PeriodDays: 1}, {ID: "a", DataMegaBytes: 1, PeriodDays: 1}}},
+		"empty-plan-id":  {Plans: []emulator.Plan{{DataMegaBytes: 1, PeriodDays: 1}}},
+		"plan-zero-data": {Plans: []emulator.Plan{{ID: "a", PeriodDays: 1}}},
+	} {
+		if name == "bad-luhn" && emulator.ValidICCID(ds.Esims[0].ICCID) {
+			ds.Esims[0].ICCID = emulator.ICCID(1)[:18] + "1"
+		}
+		if _, err := emulator.New(emulator.Options{Token: "t", Dataset: &ds}); err == nil {
+			t.Errorf("%s: New accepted the data set", name)
+		}
+	}
+}
+
+// countAll pages through a list with the largest page size and counts.
+func countAll[T any](t *testing.T, srv *emulatortest.Server, list string) int {
+	t.Helper()
+	return len(listAll[T](t, srv, list, 25))
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func equalPtr[T comparable](a, b *T) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
+}
+
+func equalAllowance(a, b emulator.Allowance) bool {
+	return equalPtr(a.DataBytes, b.DataBytes) && equalPtr(a.VoiceSeconds, b.VoiceSeconds) && equalPtr(a.SmsMessages, b.SmsMessages)
+}
