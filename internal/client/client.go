@@ -134,13 +134,19 @@ func defaultTransport() http.RoundTripper {
 
 // call performs one logical request and decodes a success answer into out.
 func (c *Client) call(ctx context.Context, op, method, path string, query url.Values, in, out any) error {
+	// path arrives escaped (ids go through url.PathEscape); keep it as
+	// RawPath so it is not escaped a second time.
 	u := *c.base
-	u.Path = c.base.Path + path
+	rawPath := c.base.EscapedPath() + path
+	decoded, err := url.PathUnescape(rawPath)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	u.Path, u.RawPath = decoded, rawPath
 	u.RawQuery = query.Encode()
 
 	var body []byte
 	if in != nil {
-		var err error
 		if body, err = json.Marshal(in); err != nil {
 			return fmt.Errorf("%s: encoding the request: %w", op, err)
 		}
@@ -206,9 +212,16 @@ func (c *Client) CreateSubscription(ctx context.Context, req CreateSubscriptionR
 	if (req.PlanID == "") == (req.Plan == nil) {
 		return nil, errors.New("create subscription: give exactly one of a plan id and an inline plan")
 	}
+	const op, path = "create subscription", "/v1/subscriptions"
 	var sub Subscription
-	if err := c.call(ctx, "create subscription", http.MethodPost, "/v1/subscriptions", nil, req, &sub); err != nil {
+	if err := c.call(ctx, op, http.MethodPost, path, nil, req, &sub); err != nil {
 		return nil, err
+	}
+	if sub.ID == "" {
+		// Success without an id: something was probably created, and
+		// Terraform could not track it.
+		return nil, &UncertainCreateError{Err: &DecodeError{Operation: op, Method: http.MethodPost, Path: path,
+			StatusCode: http.StatusOK, Err: errors.New("the answer has no subscription id")}}
 	}
 	return &sub, nil
 }
@@ -216,26 +229,38 @@ func (c *Client) CreateSubscription(ctx context.Context, req CreateSubscriptionR
 // GetSubscription reads one subscription; IsNotFound(err) when it is gone.
 func (c *Client) GetSubscription(ctx context.Context, id string) (*Subscription, error) {
 	var sub Subscription
-	if err := c.call(ctx, "read subscription "+id, http.MethodGet, "/v1/subscriptions/"+url.PathEscape(id), nil, nil, &sub); err != nil {
+	op, path := "read subscription "+id, "/v1/subscriptions/"+url.PathEscape(id)
+	if err := c.call(ctx, op, http.MethodGet, path, nil, nil, &sub); err != nil {
 		return nil, err
 	}
-	return &sub, nil
+	return &sub, requireKey(op, path, sub.ID)
 }
 
 // GetPlan reads one plan.
 func (c *Client) GetPlan(ctx context.Context, id string) (*Plan, error) {
 	var p Plan
-	if err := c.call(ctx, "read plan "+id, http.MethodGet, "/v1/plans/"+url.PathEscape(id), nil, nil, &p); err != nil {
+	op, path := "read plan "+id, "/v1/plans/"+url.PathEscape(id)
+	if err := c.call(ctx, op, http.MethodGet, path, nil, nil, &p); err != nil {
 		return nil, err
 	}
-	return &p, nil
+	return &p, requireKey(op, path, p.ID)
 }
 
 // GetEsim reads one eSIM by ICCID.
 func (c *Client) GetEsim(ctx context.Context, iccid string) (*Esim, error) {
 	var e Esim
-	if err := c.call(ctx, "read eSIM "+iccid, http.MethodGet, "/v1/esims/"+url.PathEscape(iccid), nil, nil, &e); err != nil {
+	op, path := "read eSIM "+iccid, "/v1/esims/"+url.PathEscape(iccid)
+	if err := c.call(ctx, op, http.MethodGet, path, nil, nil, &e); err != nil {
 		return nil, err
 	}
-	return &e, nil
+	return &e, requireKey(op, path, e.ICCID)
+}
+
+// requireKey refuses a success answer that lacks the record's key, which
+// would otherwise be stored as an empty id.
+func requireKey(op, path, key string) error {
+	if key != "" {
+		return nil
+	}
+	return &DecodeError{Operation: op, Method: http.MethodGet, Path: path, StatusCode: http.StatusOK, Err: errors.New("the answer has no id")}
 }

@@ -184,8 +184,9 @@ type errorBody struct {
 	DocsURL *string       `json:"docsUrl"`
 	Details []ErrorDetail `json:"details"`
 	Hint    string        `json:"hint"`
-	// The richer shape points to documentation in a list instead of docsUrl.
-	Documentation []string `json:"documentation"`
+	// The richer shape points to documentation in a list instead of
+	// docsUrl; its entries' shape is not documented, so each is kept raw.
+	Documentation []json.RawMessage `json:"documentation"`
 }
 
 const excerptLen = 200
@@ -207,8 +208,8 @@ func decodeAPIError(status int, header http.Header, body []byte) *APIError {
 		switch {
 		case eb.DocsURL != nil:
 			e.DocsURL = *eb.DocsURL
-		case len(eb.Documentation) > 0:
-			e.DocsURL = eb.Documentation[0]
+		default:
+			e.DocsURL = firstDocURL(eb.Documentation)
 		}
 		return e
 	}
@@ -216,17 +217,41 @@ func decodeAPIError(status int, header http.Header, body []byte) *APIError {
 	return e
 }
 
+// firstDocURL takes the first documentation entry that is a string, or an
+// object with a url or href.
+func firstDocURL(entries []json.RawMessage) string {
+	for _, raw := range entries {
+		var s string
+		if json.Unmarshal(raw, &s) == nil && s != "" {
+			return s
+		}
+		var obj struct {
+			URL  string `json:"url"`
+			Href string `json:"href"`
+		}
+		if json.Unmarshal(raw, &obj) == nil {
+			if obj.URL != "" {
+				return obj.URL
+			}
+			if obj.Href != "" {
+				return obj.Href
+			}
+		}
+	}
+	return ""
+}
+
 // excerpt returns the start of body as printable text of a bounded length.
 func excerpt(body []byte) string {
-	s := strings.Join(strings.Fields(string(body)), " ")
+	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(body), "\uFFFD")), " ")
 	if len(s) > excerptLen {
-		s = s[:excerptLen]
-		for !utf8.ValidString(s) {
-			s = s[:len(s)-1]
+		cut := excerptLen
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
 		}
-		s += "…"
+		s = s[:cut] + "…"
 	}
-	return strings.ToValidUTF8(s, "�")
+	return s
 }
 
 // parseRetryAfter reads Retry-After as seconds or as an HTTP date.
