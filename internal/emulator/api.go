@@ -15,6 +15,9 @@ const (
 	defaultPageSize = 10
 	maxPageSize     = 25
 	maxRequestBody  = 64 << 10
+	// Bounds that keep dataBytes and expireAt from overflowing int64.
+	maxInlineDataMBs    = 1 << 40
+	maxInlinePeriodDays = 100 * 366
 )
 
 func (e *Emulator) createSubscription(w http.ResponseWriter, r *http.Request) {
@@ -90,12 +93,16 @@ func decodeCreateRequest(raw []byte) (createInput, *ErrorBody) {
 	for _, f := range []struct {
 		name string
 		dst  *int64
-	}{{"dataMBs", &in.DataMBs}, {"periodDays", &in.PeriodDays}} {
+		max  int64
+	}{{"dataMBs", &in.DataMBs, maxInlineDataMBs}, {"periodDays", &in.PeriodDays, maxInlinePeriodDays}} {
 		if err := decodeField(plan, f.name, f.dst); err != nil {
 			return createInput{}, err
 		}
 		if *f.dst <= 0 {
 			return createInput{}, fieldError("plan."+f.name, "must be a positive integer")
+		}
+		if *f.dst > f.max {
+			return createInput{}, fieldError("plan."+f.name, fmt.Sprintf("must be at most %d", f.max))
 		}
 	}
 	return createInput{Inline: &in}, nil

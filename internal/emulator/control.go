@@ -106,6 +106,9 @@ func (e *Emulator) controlRoutes(mux *http.ServeMux) {
 		return nil, nil
 	})
 	ctl("GET /_emulator/stats", func(*http.Request) (any, error) { return e.Stats(), nil })
+	ctl("/_emulator/", func(r *http.Request) (any, error) {
+		return nil, notFound("control operation", r.Method+" "+r.URL.Path)
+	})
 }
 
 func decodeControl(r *http.Request, dst any) error {

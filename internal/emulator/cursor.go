@@ -41,7 +41,7 @@ func encodeCursor(key []byte, kind listKind, pos int64) string {
 // decodeCursor returns the position sealed in s, or errBadCursor for anything
 // malformed, tampered with, or issued for another list or by another key.
 func decodeCursor(key []byte, kind listKind, s string) (int64, error) {
-	raw, err := base64.StdEncoding.DecodeString(s)
+	raw, err := base64.StdEncoding.Strict().DecodeString(s)
 	if err != nil || len(raw) != cursorBody+cursorMACLen {
 		return 0, errBadCursor
 	}

@@ -169,8 +169,8 @@ func (e *Emulator) apiMiddleware(next http.HandlerFunc) http.Handler {
 }
 
 func (e *Emulator) authorized(r *http.Request) bool {
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") { // the scheme is case-insensitive (RFC 7235)
 		return false
 	}
 	// Hashing first makes the comparison constant-time in the token's

@@ -50,15 +50,19 @@ func (s *store) activateLocked(sub *subscription) []any {
 	now := s.clock()
 	sub.ActivatedAt = ptr(now)
 	sub.ExpireAt = ptr(now + sub.Plan.PeriodDays*max(sub.Plan.PeriodIterations, 1)*86400)
-	if e := s.esimByICCID[sub.EsimICCID]; e != nil {
-		e.SmdpState = "INSTALLED"
-	}
 	v1 := subscriptionActivatedEvent{Type: EventSubscriptionActivated, SubscriptionID: sub.ID, EsimICCID: sub.EsimICCID, Timestamp: now}
 	v2 := attachmentActivatedEvent{Type: EventAttachmentActivated, Timestamp: now}
 	v2.Data.Esim = sub.EsimICCID
 	v2.Data.Plan = eventPlanOf(sub.Plan)
 	v2.Data.AttachmentID = sub.AttachmentID
-	return []any{v1, v2}
+	events := []any{v1, v2}
+	// First use installs the eSIM's profile: an SM-DP+ state change, which
+	// the service announces like any other.
+	if e := s.esimByICCID[sub.EsimICCID]; e != nil && e.SmdpState != "INSTALLED" {
+		e.SmdpState = "INSTALLED"
+		events = append(events, smdpEvent(e.ICCID, "INSTALLED", now))
+	}
+	return events
 }
 
 // recordUsage consumes data. A ready subscription is activated first, since
@@ -135,6 +139,9 @@ func (s *store) moveEsim(iccid, country string) ([]any, error) {
 	if e == nil {
 		return nil, notFound("eSIM", iccid)
 	}
+	if e.CountryISO2 != nil && *e.CountryISO2 == country {
+		return nil, nil // no change detected, no event
+	}
 	e.CountryISO2 = ptr(country)
 	ev := locationChangedEvent{Type: EventEsimLocationChanged, Timestamp: s.clock()}
 	ev.Data.Esim = iccid
@@ -152,13 +159,20 @@ func (s *store) setSmdpState(iccid, state string) ([]any, error) {
 	if e == nil {
 		return nil, notFound("eSIM", iccid)
 	}
+	if e.SmdpState == state {
+		return nil, nil // no change, no event
+	}
 	e.SmdpState = state
-	ev := smdpStateChangedEvent{Type: EventEsimSmdpStateChanged, Timestamp: s.clock()}
+	return []any{smdpEvent(iccid, state, s.clock())}, nil
+}
+
+func smdpEvent(iccid, state string, now int64) smdpStateChangedEvent {
+	ev := smdpStateChangedEvent{Type: EventEsimSmdpStateChanged, Timestamp: now}
 	ev.Data.Esim = iccid
 	ev.Data.SmdpStateChange.State = state
-	ev.Data.SmdpStateChange.ModifiedAt = ev.Timestamp
+	ev.Data.SmdpStateChange.ModifiedAt = now
 	ev.Data.SmdpStateChange.ModificationResult = "SUCCESS"
-	return []any{ev}, nil
+	return ev
 }
 
 // advanceClock moves the emulator's clock forward; subscriptions whose

@@ -280,7 +280,7 @@ func TestWebhookEventsSignedAndShaped(t *testing.T) {
 		}
 	}
 	wantTypes := []string{
-		"subscription.activated", "attachment.activated",
+		"subscription.activated", "attachment.activated", "esim.smdp.stateChanged", // first use installs the profile
 		"subscription.allowance.thresholdBreached", "attachment.allowanceConsumed",
 		"subscription.allowance.thresholdBreached", "attachment.allowanceConsumed",
 		"subscription.allowance.thresholdBreached", "attachment.allowanceConsumed",
@@ -298,6 +298,11 @@ func TestWebhookEventsSignedAndShaped(t *testing.T) {
 			t.Errorf("call %d: signature %s does not depend on the secret as Sign says", i, c.Signature)
 		}
 	}
+
+	if d := events[2]["data"].(map[string]any); d["esim"] != sub.EsimICCID || d["smdpStateChange"].(map[string]any)["state"] != "INSTALLED" {
+		t.Errorf("activation smdp.stateChanged %v", events[2])
+	}
+	events = slices.Delete(events, 2, 3) // the rest of the test indexes the events without it
 
 	ev := events[0]
 	if ev["subscriptionId"] != sub.ID || ev["esimIccid"] != sub.EsimICCID || int64(ev["timestamp"].(float64)) != *act.ActivatedAt {
@@ -339,10 +344,10 @@ func TestWebhookEventsSignedAndShaped(t *testing.T) {
 	// Nothing else was sent: the 1-byte usage after 100% crossed no
 	// threshold (delivery is in order, so its event would have come before
 	// the location change), and every event was acknowledged at once.
-	if n := len(rc.all()); n != 10 {
-		t.Errorf("%d calls, want 10", n)
+	if n := len(rc.all()); n != 11 {
+		t.Errorf("%d calls, want 11", n)
 	}
-	if st := srv.Stats().Webhooks; st == nil || st.Queued != 10 || st.Delivered != 10 || st.Attempts != 10 || st.Failed != 0 || st.Dropped != 0 {
+	if st := srv.Stats().Webhooks; st == nil || st.Queued != 11 || st.Delivered != 11 || st.Attempts != 11 || st.Failed != 0 || st.Dropped != 0 {
 		t.Errorf("webhook stats %+v", st)
 	}
 }
@@ -358,14 +363,14 @@ func TestWebhookThresholdsInOneStepAndRecurring(t *testing.T) {
 	fixed := create(t, srv, planBasic)
 	recurring := create(t, srv, planRecurring)
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/subscriptions/"+fixed.ID+"/usage", `{"dataBytes":5000000000}`), 200)
-	events := rc.waitEvents(t, 6)
+	events := rc.waitEvents(t, 7)
 	var types []string
 	for _, ev := range events {
 		checkShape(t, doc, ev)
 		types = append(types, ev["type"].(string))
 	}
 	want := []string{
-		"subscription.activated", "attachment.activated", // usage activates a ready subscription
+		"subscription.activated", "attachment.activated", "esim.smdp.stateChanged", // usage activates a ready subscription
 		"subscription.allowance.thresholdBreached", "subscription.allowance.thresholdBreached", "subscription.allowance.thresholdBreached",
 		"attachment.allowanceConsumed",
 	}
@@ -373,22 +378,22 @@ func TestWebhookThresholdsInOneStepAndRecurring(t *testing.T) {
 		t.Fatalf("types %v, want %v", types, want)
 	}
 	var thresholds []float64
-	for _, ev := range events[2:5] {
+	for _, ev := range events[3:6] {
 		thresholds = append(thresholds, ev["threshold"].(float64))
 	}
 	if !slices.Equal(thresholds, []float64{50, 80, 100}) {
 		t.Errorf("thresholds %v", thresholds)
 	}
-	if d := events[5]["data"].(map[string]any); d["usagePercentage"] != 100.0 {
+	if d := events[6]["data"].(map[string]any); d["usagePercentage"] != 100.0 {
 		t.Errorf("allowanceConsumed %v", d)
 	}
 
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/subscriptions/"+recurring.ID+"/activate", ""), 200)
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/subscriptions/"+recurring.ID+"/usage", `{"dataBytes":60000000}`), 200)  // 60%
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/subscriptions/"+recurring.ID+"/usage", `{"dataBytes":400000000}`), 200) // 100%
-	events = rc.waitEvents(t, 6+2+3)
+	events = rc.waitEvents(t, 7+3+3)
 	types = nil
-	for _, ev := range events[6:] {
+	for _, ev := range events[7:] {
 		checkShape(t, doc, ev)
 		types = append(types, ev["type"].(string))
 		if ev["type"] == "subscription.allowance.thresholdBreached" && ev["subscriptionId"] != recurring.ID {
@@ -396,13 +401,13 @@ func TestWebhookThresholdsInOneStepAndRecurring(t *testing.T) {
 		}
 	}
 	want = []string{
-		"subscription.activated", "attachment.activated",
+		"subscription.activated", "attachment.activated", "esim.smdp.stateChanged",
 		"subscription.allowance.thresholdBreached", "subscription.allowance.thresholdBreached", "subscription.allowance.thresholdBreached",
 	}
 	if !slices.Equal(types, want) {
 		t.Errorf("recurring plan: types %v, want %v", types, want)
 	}
-	if d := events[7]["data"].(map[string]any)["plan"].(map[string]any); d["periodIterations"] != 3.0 || d["label"] != "europe" || d["coverageProfileId"] != "cov-eu" || d["throttledSpeedKbps"] != 512.0 {
+	if d := events[8]["data"].(map[string]any)["plan"].(map[string]any); d["periodIterations"] != 3.0 || d["label"] != "europe" || d["coverageProfileId"] != "cov-eu" || d["throttledSpeedKbps"] != 512.0 {
 		t.Errorf("recurring attachment.activated plan %v", d)
 	}
 }
