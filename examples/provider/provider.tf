@@ -1,0 +1,23 @@
+terraform {
+  required_providers {
+    mobileplan = {
+      source = "mobileplan/mobileplan"
+    }
+  }
+}
+
+# Keep the address and, above all, the token out of the configuration:
+#
+#   export MOBILEPLAN_BASE_URL="https://api.example.com"
+#   export MOBILEPLAN_API_TOKEN="..."
+#
+# or, against the local emulator (go run ./cmd/mobileplan-emulator -token dev-token):
+#
+#   export MOBILEPLAN_BASE_URL="http://127.0.0.1:8089"
+#   export MOBILEPLAN_API_TOKEN="dev-token"
+provider "mobileplan" {
+  # base_url and api_token come from the environment variables above.
+
+  max_retries     = 6     # retries of reads on 429, 5xx and network errors (default 4)
+  request_timeout = "45s" # time limit of each request attempt (default 30s)
+}
