@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"net/http"
 	"regexp"
 	"strings"
 )
@@ -15,3 +16,10 @@ func errorPattern(parts ...string) *regexp.Regexp {
 	}
 	return regexp.MustCompile(`(?s)` + strings.Join(quoted, ".*"))
 }
+
+var planCustom = regexp.MustCompile(`^plan_custom_`)
+
+type (
+	httpResponseWriter = http.ResponseWriter
+	httpRequest        = http.Request
+)

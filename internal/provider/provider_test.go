@@ -2,9 +2,12 @@ package provider
 
 import (
 	"fmt"
+	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -169,4 +172,22 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// The token is sensitive, and nothing can switch TLS verification off.
+func TestProviderSchema_tokenSensitiveNoInsecureSwitch(t *testing.T) {
+	t.Parallel()
+	var resp fwprovider.SchemaResponse
+	New("test")().Schema(t.Context(), fwprovider.SchemaRequest{}, &resp)
+	var names []string
+	for name := range resp.Schema.Attributes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	if got := strings.Join(names, ","); got != "api_token,base_url,max_retries,request_timeout" {
+		t.Errorf("provider attributes %s: a new one needs a security review (TLS must stay verified)", got)
+	}
+	if !resp.Schema.Attributes["api_token"].IsSensitive() {
+		t.Error("api_token is not sensitive")
+	}
 }

@@ -1,0 +1,272 @@
+package provider
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+)
+
+// Reliability under the faults a real service and network produce.
+
+// Runs through the CLI: terraform-plugin-testing's state shim cannot read
+// for_each instances with string keys.
+func TestCLI_fiftyUnderRateLimitsAndErrors(t *testing.T) {
+	t.Parallel()
+	ds := emulator.DefaultDataset(emulator.DefaultPlans, 200)
+	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
+	// 20% of requests fail before they are processed: GETs with 429 or 5xx,
+	// POSTs with 429 (a 5xx to a POST is ambiguous and is tested apart).
+	srv.SetFaults(emulator.Faults{LatencyMs: 15, ErrorRate: 0.2, RetryAfterSeconds: 1, Seed: 7,
+		Statuses: []int{429, 500, 502, 503}, PostStatuses: []int{429}})
+	tf := newTerraformCLI(t)
+	tf.write("main.tf", fmt.Sprintf(`
+terraform {
+  required_providers {
+    mobileplan = { source = "mobileplan/mobileplan" }
+  }
+}
+
+provider "mobileplan" {
+  base_url    = %q
+  api_token   = %q
+  max_retries = 10
+}
+
+resource "mobileplan_subscription" "fleet" {
+  for_each = toset([for i in range(50) : format("phone-%%02d", i)])
+  plan_id  = "plan_004"
+}
+
+output "ids" {
+  value = sort([for s in mobileplan_subscription.fleet : s.id])
+}
+`, srv.URL, srv.Token))
+	tf.must("apply", "-auto-approve", "-input=false")
+	tf.must("apply", "-refresh-only", "-auto-approve", "-input=false")
+	tf.expectNoChanges()
+
+	inState := strings.Fields(strings.NewReplacer("[", " ", "]", " ", ",", " ", `"`, " ").Replace(tf.must("output", "-json", "ids")))
+	srv.SetFaults(emulator.Faults{})
+	cl, err := client.New(client.Config{BaseURL: srv.URL, Token: srv.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var atService []string
+	for sub, err := range cl.Subscriptions(t.Context()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		atService = append(atService, sub.ID)
+	}
+	sort.Strings(atService)
+	if len(inState) != 50 || strings.Join(inState, ",") != strings.Join(atService, ",") {
+		t.Errorf("state holds %d subscriptions, the service %d; want the same 50 (no duplicate, no orphan)", len(inState), len(atService))
+	}
+	if posts := srv.RequestCounts()["POST /v1/subscriptions"]; posts <= 50 {
+		t.Errorf("%d POSTs for 50 subscriptions: the injected 429s never hit a create", posts)
+	}
+}
+
+func TestAccReliability_connectionDroppedAfterCreate(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "POST", PathPrefix: "/v1/subscriptions", Action: "drop", Times: 1}}})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: withProvider(srv, `
+resource "mobileplan_subscription" "test" {
+  plan_id = "plan_001"
+}`),
+			ExpectError: errorPattern("Error: Could not create subscription", "create subscription (POST /v1/subscriptions): no answer from the service",
+				"may have created the subscription", "was not retried", "mobileplan_subscriptions data source lists newest first", "terraform import"),
+		}},
+	})
+	if posts := srv.RequestCounts()["POST /v1/subscriptions"]; posts != 1 {
+		t.Errorf("%d POSTs reached the service, want exactly 1", posts)
+	}
+	if n := srv.Stats().Subscriptions; n != 1 {
+		t.Errorf("the service holds %d subscriptions, want the 1 created before the drop", n)
+	}
+}
+
+// Each failure of a refresh is reported and leaves state as it was.
+func TestAccReliability_refreshFailuresKeepState(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		rule emulator.FaultRule
+		want []string
+	}{
+		"401 mid-run":    {emulator.FaultRule{Action: "status", Status: 401}, []string{"Could not read subscription", "HTTP 401 Unauthorized", "Code: unauthorized", "MOBILEPLAN_API_TOKEN"}},
+		"malformed JSON": {emulator.FaultRule{Action: "malformed"}, []string{"Could not read subscription", "HTTP 200, but the answer could not be read", "unexpected end of JSON input"}},
+		"HTML 502 page":  {emulator.FaultRule{Action: "html"}, []string{"Could not read subscription", "HTTP 502 Bad Gateway", "(after 2 attempts)", "<title>502 Bad Gateway</title>", "gateway in front of it, failed"}},
+		"empty 502":      {emulator.FaultRule{Action: "empty"}, []string{"HTTP 502 Bad Gateway", "empty body"}},
+		"503 exhausted":  {emulator.FaultRule{Action: "status", Status: 503}, []string{"HTTP 503 Service Unavailable", "(after 2 attempts)", "Code: internal"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := startEmulator(t)
+			config := fmt.Sprintf(`
+provider "mobileplan" {
+  base_url    = %q
+  api_token   = %q
+  max_retries = 1
+}
+resource "mobileplan_subscription" "test" {
+  plan_id = "plan_001"
+}`, srv.URL, srv.Token)
+			sameID := statecheck.CompareValue(compare.ValuesSame())
+			rule := tc.rule
+			rule.Method, rule.PathPrefix = "GET", "/v1/subscriptions/"
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviders,
+				Steps: []resource.TestStep{
+					{
+						Config:            config,
+						ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(subAddr, at("id"))},
+					},
+					{
+						PreConfig:   func() { srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{rule}}) },
+						Config:      config,
+						ExpectError: errorPattern(tc.want...),
+					},
+					{
+						PreConfig: func() { srv.SetFaults(emulator.Faults{}) },
+						Config:    config,
+						ConfigPlanChecks: resource.ConfigPlanChecks{
+							PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+						},
+						ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(subAddr, at("id"))},
+					},
+				},
+			})
+		})
+	}
+}
+
+// A 404 on refresh is the one failure that changes state: the
+// subscription is gone, so it leaves state and is planned anew.
+func TestAccReliability_notFoundOnRefreshPlansCreate(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	config := withProvider(srv, `
+resource "mobileplan_subscription" "test" {
+  plan_id = "plan_001"
+}`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", PathPrefix: "/v1/subscriptions/", Action: "status", Status: 404}}})
+				},
+				Config:             config,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectResourceAction(subAddr, plancheck.ResourceActionCreate)},
+				},
+			},
+		},
+	})
+}
+
+// swappableHandler lets a test restart the emulator behind the same URL.
+type swappableHandler struct {
+	current atomic.Pointer[emulator.Emulator]
+}
+
+func (s *swappableHandler) ServeHTTP(w httpResponseWriter, r *httpRequest) {
+	s.current.Load().ServeHTTP(w, r)
+}
+
+func TestAccReliability_emulatorRestartKeepsState(t *testing.T) {
+	t.Parallel()
+	statePath := filepath.Join(t.TempDir(), "emulator-state.json")
+	opts := emulator.Options{Token: emulatortest.Token, StatePath: statePath}
+	first, err := emulator.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handler swappableHandler
+	handler.current.Store(first)
+	ts := httptest.NewServer(&handler)
+	t.Cleanup(ts.Close)
+	srv := &emulatortest.Server{Emulator: first, URL: ts.URL, Token: opts.Token}
+
+	config := withProvider(srv, `
+resource "mobileplan_subscription" "a" {
+  plan_id = "plan_001"
+}
+resource "mobileplan_subscription" "b" {
+  plan = { coverage_id = "cov-eu", data_mbs = 10, period_days = 1 }
+}`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					first.Close()
+					second, err := emulator.New(opts) // a new process would read the same file
+					if err != nil {
+						t.Fatal(err)
+					}
+					handler.current.Store(second)
+					t.Cleanup(second.Close)
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("mobileplan_subscription.b", at("plan_id"), knownvalue.StringRegexp(planCustom)),
+				},
+			},
+		},
+	})
+}
+
+// TLS verification is always on: the provider has no setting to turn it
+// off, and a certificate the system does not trust is refused at once.
+func TestAccSecurity_untrustedCertificateRefused(t *testing.T) {
+	t.Parallel()
+	emu, err := emulator.New(emulator.Options{Token: emulatortest.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewTLSServer(emu) // self-signed
+	t.Cleanup(ts.Close)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+provider "mobileplan" {
+  base_url  = %q
+  api_token = %q
+}
+data "mobileplan_plans" "all" {}
+`, ts.URL, emulatortest.Token),
+			ExpectError: errorPattern("Could not list plans", "no answer from the service", "certificate"),
+		}},
+	})
+	if n := emu.RequestCounts()["GET /v1/plans"]; n != 0 {
+		t.Errorf("%d requests got through an untrusted TLS connection", n)
+	}
+}
