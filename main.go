@@ -6,6 +6,8 @@ import (
 	"context"
 	"flag"
 	"log"
+	"os"
+	"runtime/pprof"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -20,11 +22,23 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run with support for debuggers like delve")
 	flag.Parse()
 
+	// A CPU profile of a whole Terraform run, for `make bench`: Terraform
+	// starts the provider, so an environment variable is the only way in.
+	if path := os.Getenv("MOBILEPLAN_CPU_PROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer func() {
+				pprof.StopCPUProfile()
+				f.Close()
+			}()
+		}
+	}
+
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: "registry.terraform.io/mobileplan/mobileplan",
 		Debug:   debug,
 	})
 	if err != nil {
-		log.Fatal(err.Error())
+		log.Print(err.Error())
+		os.Exit(1) //nolint:gocritic // the profile, if any, is of no use after a failed start
 	}
 }

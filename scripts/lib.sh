@@ -18,9 +18,10 @@ stop_emulator() {
   emulator_pid=""
 }
 
+# start_emulator [FLAG...]: extra flags go to the emulator (-state, -esims, ...).
 start_emulator() {
   token="demo-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
-  "$work/mobileplan-emulator" -listen 127.0.0.1:0 -token "$token" -state "$work/emulator-state.json" \
+  "$work/mobileplan-emulator" -listen 127.0.0.1:0 -token "$token" "$@" \
     >"$work/emulator.out" 2>"$work/emulator.log" &
   emulator_pid=$!
   base_url=""
