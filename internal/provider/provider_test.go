@@ -3,11 +3,14 @@ package provider
 import (
 	"fmt"
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -189,5 +192,39 @@ func TestProviderSchema_tokenSensitiveNoInsecureSwitch(t *testing.T) {
 	}
 	if !resp.Schema.Attributes["api_token"].IsSensitive() {
 		t.Error("api_token is not sensitive")
+	}
+}
+
+// Every request names the provider's version and Terraform's.
+func TestAccProvider_userAgent(t *testing.T) {
+	t.Parallel()
+	emu, err := emulator.New(emulator.Options{Token: emulatortest.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	agents := map[string]bool{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		agents[r.UserAgent()] = true
+		mu.Unlock()
+		emu.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	srv := &emulatortest.Server{Emulator: emu, URL: ts.URL, Token: emulatortest.Token}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps:                    []resource.TestStep{{Config: withProvider(srv, `data "mobileplan_plans" "all" { max_items = 1 }`)}},
+	})
+	want := regexp.MustCompile(`^terraform-provider-mobileplan/test \(\+https://registry\.terraform\.io/providers/mobileplan/mobileplan\) Terraform/1\.\d+\.\d+`)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(agents) != 1 {
+		t.Fatalf("user agents %v, want exactly one", agents)
+	}
+	for ua := range agents {
+		if !want.MatchString(ua) {
+			t.Errorf("User-Agent %q does not match %s", ua, want)
+		}
 	}
 }
