@@ -308,7 +308,7 @@ func TestWebhookEndToEnd(t *testing.T) {
 		if len(bad) > 0 {
 			t.Fatalf("receiver rejected deliveries: %q", bad)
 		}
-		if len(got) >= 6 || time.Now().After(deadline) {
+		if len(got) >= 7 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -341,8 +341,9 @@ func TestWebhookEndToEnd(t *testing.T) {
 	if !ok || used.Data.AttachmentID != att.Data.AttachmentID || used.Data.UsagePercentage < 50 || used.Data.DataUsageBytes != 600_000_000 {
 		t.Errorf("allowance consumed = %s", dump(byType[EventAttachmentAllowanceConsumed]))
 	}
-	if len(got) != 6 {
-		t.Errorf("received %d events, want 6: %s", len(got), dump(got))
+	// Activation also installs the eSIM's profile: a second SM-DP+ event.
+	if len(got) != 7 {
+		t.Errorf("received %d events, want 7: %s", len(got), dump(got))
 	}
 }
 
