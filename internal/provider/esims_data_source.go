@@ -133,8 +133,5 @@ func (d *esimDataSource) Configure(_ context.Context, req datasource.ConfigureRe
 }
 
 func (d *esimDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	readOne(ctx, req, resp, "iccid", "eSIM", d.client.GetEsim, func(e *client.Esim) (esimModel, error) {
-		m, _ := newEsimModel(*e)
-		return m, nil
-	})
+	readOne(ctx, req, resp, "iccid", "eSIM", d.client.GetEsim, func(e *client.Esim) (esimModel, diag.Diagnostics) { return newEsimModel(*e) })
 }

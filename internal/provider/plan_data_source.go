@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
@@ -29,8 +30,5 @@ func (d *planDataSource) Configure(_ context.Context, req datasource.ConfigureRe
 }
 
 func (d *planDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	readOne(ctx, req, resp, "id", "plan", d.client.GetPlan, func(p *client.Plan) (planModel, error) {
-		m, _ := newPlanModel(*p)
-		return m, nil
-	})
+	readOne(ctx, req, resp, "id", "plan", d.client.GetPlan, func(p *client.Plan) (planModel, diag.Diagnostics) { return newPlanModel(*p) })
 }

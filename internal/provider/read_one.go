@@ -17,7 +17,7 @@ import (
 // configuration, get the object, and report a missing one by name, attached
 // to the key attribute.
 func readOne[T, M any](ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse,
-	keyAttr, what string, get func(context.Context, string) (*T, error), convert func(*T) (M, error)) {
+	keyAttr, what string, get func(context.Context, string) (*T, error), convert func(*T) (M, diag.Diagnostics)) {
 	var key types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(keyAttr), &key)...)
 	if resp.Diagnostics.HasError() {
@@ -33,22 +33,10 @@ func readOne[T, M any](ctx context.Context, req datasource.ReadRequest, resp *da
 		resp.Diagnostics.Append(diagnostics.APIError(fmt.Sprintf("Could not read %s %s", what, key.ValueString()), err, path.Empty()))
 		return
 	}
-	model, err := convert(obj)
-	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Could not read %s %s", what, key.ValueString()), err.Error())
+	model, diags := convert(obj)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 }
-
-type diagsErr struct{ diags diag.Diagnostics }
-
-func (e diagsErr) Error() string {
-	var s string
-	for _, d := range e.diags.Errors() {
-		s += d.Summary() + ": " + d.Detail() + "\n"
-	}
-	return s
-}
-
-func diagError(d diag.Diagnostics) error { return diagsErr{d} }

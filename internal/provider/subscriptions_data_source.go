@@ -91,11 +91,5 @@ func (d *subscriptionDataSource) Configure(_ context.Context, req datasource.Con
 }
 
 func (d *subscriptionDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	readOne(ctx, req, resp, "id", "subscription", d.client.GetSubscription, func(s *client.Subscription) (subscriptionAttrs, error) {
-		attrs, diags := newSubscriptionAttrs(s)
-		if diags.HasError() {
-			return attrs, diagError(diags)
-		}
-		return attrs, nil
-	})
+	readOne(ctx, req, resp, "id", "subscription", d.client.GetSubscription, newSubscriptionAttrs)
 }
