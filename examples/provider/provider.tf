@@ -18,6 +18,6 @@ terraform {
 provider "mobileplan" {
   # base_url and api_token come from the environment variables above.
 
-  max_retries     = 6     # retries of reads on 429, 5xx and network errors (default 4)
+  max_retries     = 6     # retries on 429, and for reads on 5xx and network errors (default 4)
   request_timeout = "45s" # time limit of each request attempt (default 30s)
 }

@@ -17,9 +17,9 @@ output "europe_plan_ids" {
 }
 
 output "europe_plans" {
-  description = "Plan id => \"name (data MB / days)\"."
+  description = "Plan id => name and total validity (period_days x period_iterations)."
   value = {
     for p in data.mobileplan_plans.europe.plans :
-    p.id => "${p.name} (${p.data_megabytes} MB / ${p.period_days * p.period_iterations} days)"
+    p.id => "${p.name}, ${p.period_days * p.period_iterations} days in total"
   }
 }

@@ -1,5 +1,3 @@
-# The import id is the subscription id, as the service gives it. The emulator
-# makes ids of the form sub_ followed by hex digits; a real service may use any
-# form, so copy the id from the service or from the mobileplan_subscriptions
-# data source.
+# The import id is the subscription id as the service gives it
+# (in the emulator, sub_ followed by 16 hex digits).
 terraform import mobileplan_subscription.example sub_0123456789abcdef
