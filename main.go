@@ -14,13 +14,19 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
 )
 
-// version is set by the release build (goreleaser's ldflags).
-var version = "dev"
+// version and commit are set by the release build (goreleaser's ldflags).
+var (
+	version = "dev"
+	commit  = ""
+)
 
 func main() {
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run with support for debuggers like delve")
 	flag.Parse()
+	if commit != "" {
+		version += "+" + commit
+	}
 
 	// A CPU profile of a whole Terraform run, for `make bench`: Terraform
 	// starts the provider, so an environment variable is the only way in.

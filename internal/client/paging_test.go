@@ -113,7 +113,10 @@ func TestCollectLimitStopsEarly(t *testing.T) {
 	}
 
 	// Stopping a range loop fetches no further page.
-	for range c.Esims(bg) {
+	for _, err := range c.Esims(bg) {
+		if err != nil {
+			t.Fatal(err)
+		}
 		break
 	}
 	if n := emu.RequestCounts()["GET /v1/esims"]; n != 5 {

@@ -265,7 +265,7 @@ func TestWebhookEndToEnd(t *testing.T) {
 		defer mu.Unlock()
 		if err := VerifySignature(webhookSecret, body, r.Header.Get(SignatureHeader)); err != nil {
 			problems = append(problems, err.Error())
-			http.Error(w, "bad signature", 401)
+			http.Error(w, "bad signature", http.StatusUnauthorized)
 			return
 		}
 		ev, err := ParseEvent(body)

@@ -13,7 +13,7 @@ import (
 func checkBaseURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("%q is not a URL: %v", raw, err)
+		return fmt.Errorf("%q is not a URL: %w", raw, err)
 	}
 	if u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 		return fmt.Errorf("%q is not an absolute http(s) URL such as https://api.example.com", raw)

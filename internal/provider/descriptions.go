@@ -15,14 +15,14 @@ const (
 	descID                 = "Subscription id, assigned by the service. Also the import id."
 	descSubscriptionPlanID = "Id of the plan the subscription was made from (for an inline plan, the custom plan the service created)."
 	descEsimICCID          = "ICCID of the eSIM the service assigned to the subscription."
-	descState              = "`ready` (created, eSIM not used yet), `active` (in use) or `expired`."
+	descState              = "Lifecycle state: `ready` (created, eSIM not used yet), `active` (in use) or `expired` (past `expire_at`)."
 	descCreatedAt          = "When the subscription was created, in Unix seconds."
 	descActivatedAt        = "When the subscription became active, in Unix seconds; null until its eSIM is first used."
-	descExpireAt           = "When the subscription expires, in Unix seconds; null while no expiry is set."
+	descExpireAt           = "When the subscription expires, in Unix seconds: null until it becomes active, then `activated_at` + `period_days` × `period_iterations` days."
 	descMetadata           = "Metadata the service keeps on the subscription (string keys and values)."
 	descPlanDetails        = "The plan as attached to the subscription."
-	descPurchasedAllowance = "What the subscription's plan grants."
-	descRemainingAllowance = "What is left of the allowance."
+	descPurchasedAllowance = "Data, voice and SMS the plan grants."
+	descRemainingAllowance = "What is left of `purchased_allowance`."
 )
 
 type planDetailsModel struct {
@@ -52,7 +52,7 @@ var planDetailsDescriptions = map[string]attrDesc{
 }
 
 var allowanceDescriptions = map[string]attrDesc{
-	"data_bytes":    {true, "Data in bytes; null when the service gives none."},
+	"data_bytes":    {true, "Data allowance in bytes; null when the service reports none."},
 	"voice_seconds": {true, "Voice in seconds; null when the plan has no voice."},
 	"sms_messages":  {true, "Number of SMS messages; null when the plan has no SMS."},
 }

@@ -63,17 +63,17 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 		MarkdownDescription: "Manages eSIM mobile-plan subscriptions and reads plans, eSIMs and subscriptions of a mobile-plan service account.",
 		Attributes: map[string]schema.Attribute{
 			"base_url": schema.StringAttribute{
-				MarkdownDescription: "Address of the service, such as `https://api.example.com`. Must be `https`, except for loopback hosts (`localhost`, `127.0.0.1`, `[::1]`) where the emulator runs. May also be set with the `" + EnvBaseURL + "` environment variable; the provider block wins.",
+				MarkdownDescription: "Address of the service, such as `https://api.example.com`. Must be `https`, except for loopback hosts (`localhost`, `127.0.0.1`, `[::1]`) where the emulator runs. May also be set with the `" + EnvBaseURL + "` environment variable; a value in the provider block takes precedence.",
 				Optional:            true,
 				Validators:          []validator.String{baseURLValidator{}},
 			},
 			"api_token": schema.StringAttribute{
-				MarkdownDescription: "Access token of the account, sent as a bearer token. May also be set with the `" + EnvAPIToken + "` environment variable, which keeps it out of the configuration; the provider block wins.",
+				MarkdownDescription: "Access token of the account, sent as a bearer token. May also be set with the `" + EnvAPIToken + "` environment variable, which keeps it out of the configuration; a value in the provider block takes precedence.",
 				Optional:            true,
 				Sensitive:           true,
 			},
 			"max_retries": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("How many times a failed request is retried (0 to 10, default %d). Reads are retried on rate limits (429), server errors and network errors; a create only when the service cannot have acted on it.", defaultMaxRetries),
+				MarkdownDescription: fmt.Sprintf("How many times a failed request is retried (0 to 10, default %d). Reads are retried on rate limits (429), server errors and network errors, honoring `Retry-After`; a create only on 429 or when the connection failed before the request was sent, never after an ambiguous failure.", defaultMaxRetries),
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.Between(0, 10)},
 			},

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"context"
-
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -114,10 +112,6 @@ func allowanceValue(a client.Allowance) (types.Object, diag.Diagnostics) {
 		"voice_seconds": types.Int64PointerValue(a.VoiceSeconds),
 		"sms_messages":  types.Int64PointerValue(a.SmsMessages),
 	})
-}
-
-func (s subscriptionAttrs) object(ctx context.Context) (types.Object, diag.Diagnostics) {
-	return types.ObjectValueFrom(ctx, subscriptionAttrTypes(), s)
 }
 
 func valueOr[T any](p *T, def T) T {

@@ -67,7 +67,7 @@ func (r *subscriptionResource) Schema(_ context.Context, _ resource.SchemaReques
 		MarkdownDescription: "A mobile-plan subscription: the service assigns an eSIM of the account's inventory to a plan.\n\n" +
 			"Give exactly one of `plan_id` (an existing plan) or `plan` (a plan described inline). The service has no update " +
 			"and no delete of subscriptions: changing the plan replaces the subscription, and destroying it only removes it " +
-			"from Terraform state while it keeps running at the service (both say so in a warning).",
+			"from Terraform state while it keeps running at the service (Terraform shows a warning in both cases).",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: descID,
@@ -75,7 +75,7 @@ func (r *subscriptionResource) Schema(_ context.Context, _ resource.SchemaReques
 				PlanModifiers:       keepString,
 			},
 			"plan_id": schema.StringAttribute{
-				MarkdownDescription: "Id of the plan to subscribe to; it must exist and be neither archived nor an addon. Conflicts with `plan`. " +
+				MarkdownDescription: "Id of the plan to subscribe to; it must exist and be neither archived nor an addon. Exactly one of `plan_id` and `plan` must be set. " +
 					"When `plan` is used instead, this is set to the id of the plan the service made from it. Changing it replaces the subscription.",
 				Optional:      true,
 				Computed:      true,
@@ -83,11 +83,11 @@ func (r *subscriptionResource) Schema(_ context.Context, _ resource.SchemaReques
 				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"plan": schema.SingleNestedAttribute{
-				MarkdownDescription: "A plan described inline; the service creates a custom plan from it. Conflicts with `plan_id`. Changing it replaces the subscription.",
+				MarkdownDescription: "A plan described inline; the service creates a custom plan from it. Exactly one of `plan_id` and `plan` must be set. Changing it replaces the subscription, unless it describes the same plan as `plan_details` (as after an import), which only records it in state.",
 				Optional:            true,
 				Attributes: map[string]schema.Attribute{
 					"coverage_id": schema.StringAttribute{
-						MarkdownDescription: "Coverage profile of the plan.",
+						MarkdownDescription: "Id of the coverage profile, such as `cov-eu`; after an import it is compared with `plan_details.coverage_profile_id`.",
 						Required:            true,
 						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 					},

@@ -29,7 +29,7 @@ func (d *subscriptionsDataSource) Metadata(_ context.Context, req datasource.Met
 
 func (d *subscriptionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = dschema.Schema{
-		MarkdownDescription: "Every subscription of the account, newest first as the service orders them, optionally filtered. " +
+		MarkdownDescription: "Every subscription of the account, newest first (the service's order), optionally filtered. " +
 			"Feed `ids` to an `import` block with `for_each` to bring existing subscriptions under Terraform." + filterNote,
 		Attributes: map[string]dschema.Attribute{
 			"state":     dschema.StringAttribute{MarkdownDescription: "Keep only subscriptions in this state: `ready`, `active` or `expired`.", Optional: true},
@@ -81,7 +81,7 @@ func (d *subscriptionDataSource) Metadata(_ context.Context, req datasource.Meta
 
 func (d *subscriptionDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = dschema.Schema{
-		MarkdownDescription: "One subscription, by id, with the same attributes as the `mobileplan_subscription` resource. A subscription that does not exist is an error.",
+		MarkdownDescription: "One subscription, by id, with the same read-only attributes as the `mobileplan_subscription` resource. A subscription that does not exist is an error.",
 		Attributes:          subscriptionDataSourceAttributes(true),
 	}
 }
