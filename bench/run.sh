@@ -66,6 +66,7 @@ for n in $sizes; do
     step "N=$n: CPU profile of the provider during a refreshing plan"
     MOBILEPLAN_CPU_PROFILE="$work/cpu.pprof" terraform -chdir="$work/ours$n" plan -input=false >/dev/null
     go tool pprof -top -nodecount=20 "$work/bin/terraform-provider-mobileplan" "$work/cpu.pprof" 2>/dev/null >"$work/pprof.txt" || true
+    go tool pprof -top -cum "$work/bin/terraform-provider-mobileplan" "$work/cpu.pprof" 2>/dev/null >"$work/pprof-cum.txt" || true
   fi
   rows+=("| $n | $floor_apply | $ours_apply | $(ratio "$ours_apply" "$floor_apply") | $floor_plan | $ours_plan | $(ratio "$ours_plan" "$floor_plan") |")
   last_plan_ratio=$(ratio "$ours_plan" "$floor_plan")
@@ -118,6 +119,13 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   echo '```'
   head -30 "$work/pprof.txt" 2>/dev/null || echo "(no profile)"
   echo '```'
+  echo
+  echo "Share of the provider's CPU in its own packages (cumulative):"
+  echo
+  echo '```'
+  grep -E 'terraform-provider-mobileplan/internal/(provider|client)\.' "$work/pprof-cum.txt" | head -8 || true
+  echo '```'
+  [ -f bench/ANALYSIS.md ] && { echo; cat bench/ANALYSIS.md; }
 } >"$out"
 step "Results ($out)"
 cat "$out"

@@ -32,6 +32,9 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 				state.ID.ValueString(), state.EsimICCID.ValueString()))
 		return
 	}
+	if req.Plan.Raw.Equal(req.State.Raw) {
+		return // nothing changes; the common case of every refresh-and-plan
+	}
 	var config subscriptionResourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
 	if resp.Diagnostics.HasError() {
