@@ -60,8 +60,9 @@ type Config struct {
 
 // Client calls the service. It is safe for concurrent use.
 type Client struct {
-	base  *url.URL
-	retry *retryablehttp.Client
+	base    *url.URL
+	retry   *retryablehttp.Client
+	timeout time.Duration
 }
 
 // New checks cfg and builds a Client.
@@ -123,7 +124,7 @@ func New(cfg Config) (*Client, error) {
 	rc.ErrorHandler = func(resp *http.Response, err error, _ int) (*http.Response, error) {
 		return resp, err
 	}
-	return &Client{base: base, retry: rc}, nil
+	return &Client{base: base, retry: rc, timeout: cfg.RequestTimeout}, nil
 }
 
 func defaultTransport() http.RoundTripper {
@@ -165,6 +166,9 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 	attempts := int(att.number())
 	if err != nil && resp == nil {
 		reqErr := &RequestError{Operation: op, Method: method, Path: path, Attempts: attempts, Err: err}
+		if isTimeout(err) && ctx.Err() == nil {
+			reqErr.Timeout = c.timeout
+		}
 		if method == http.MethodPost && att.written.Load() {
 			return &UncertainCreateError{Err: reqErr}
 		}
@@ -198,6 +202,11 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 		return err
 	}
 	return nil
+}
+
+func isTimeout(err error) bool {
+	var netErr interface{ Timeout() bool }
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout())
 }
 
 func bytesOrNil(b []byte) any {

@@ -148,11 +148,18 @@ type RequestError struct {
 	Path      string
 	Attempts  int
 	Err       error
+	// Timeout is the per-attempt limit, set when the last attempt ran out of it.
+	Timeout time.Duration
 }
 
 func (e *RequestError) Error() string {
 	s := fmt.Sprintf("%s (%s %s): no answer from the service", e.Operation, e.Method, e.Path)
-	if e.Attempts > 1 {
+	switch {
+	case e.Timeout > 0 && e.Attempts > 1:
+		s += fmt.Sprintf(": each of %d attempts timed out after %s (request_timeout)", e.Attempts, e.Timeout)
+	case e.Timeout > 0:
+		s += fmt.Sprintf(": timed out after %s (request_timeout)", e.Timeout)
+	case e.Attempts > 1:
 		s += fmt.Sprintf(" after %d attempts", e.Attempts)
 	}
 	return s + ": " + e.Err.Error()

@@ -268,6 +268,9 @@ func TestRetryGETTimeout(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("took %v; RequestTimeout bounds each attempt", d)
 	}
+	if want := "each of 3 attempts timed out after 100ms (request_timeout)"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not name the setting that ran out (%q)", err, want)
+	}
 }
 
 // ---- Rule 2: POST ----

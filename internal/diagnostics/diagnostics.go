@@ -86,6 +86,8 @@ func Detail(err error) string {
 		fmt.Fprintf(&b, "%v\n\n%s", uncertain.Err, uncertainAdvice)
 	case errors.As(err, &reqErr):
 		fmt.Fprintf(&b, "%v\n\nCheck base_url and that the service (or the emulator) is reachable from here.", reqErr)
+	case pageErr != nil:
+		b.WriteString(pageErr.Err.Error()) // the page and count are said above
 	default:
 		b.WriteString(err.Error())
 	}

@@ -288,6 +288,62 @@ resource "mobileplan_subscription" "travel" {
 	}
 }
 
+// An inline plan always has one period and no label: importing a
+// subscription whose plan has either into the inline form is a real
+// mismatch, even when the three numbers match.
+func TestCLI_importIntoInlineFormNeedsSameProduct(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	recurring := createOutsideTerraform(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_018"}) // europe, 5 GB, 30 days x 3
+	tf := newTerraformCLI(t)
+	tf.write("main.tf", cliProvider(srv)+fmt.Sprintf(`
+import {
+  to = mobileplan_subscription.s
+  id = %q
+}
+
+resource "mobileplan_subscription" "s" {
+  plan = {
+    coverage_id = "cov-eu"
+    data_mbs    = 5120
+    period_days = 30
+  }
+}
+`, recurring.ID))
+	out := tf.must("plan", "-input=false")
+	if !strings.Contains(out, "must be replaced") {
+		t.Errorf("importing a 3-period, labelled plan into an inline plan must replace:\n%s", out)
+	}
+}
+
+func TestCLI_unknownPlanWarnsAboutReplacement(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	tf := newTerraformCLI(t)
+	tf.write("main.tf", cliProvider(srv)+`
+variable "rev" {
+  default = "1"
+}
+
+resource "terraform_data" "chosen_plan" {
+  input = "plan_001"
+  triggers_replace = [var.rev]
+}
+
+resource "mobileplan_subscription" "s" {
+  plan_id = terraform_data.chosen_plan.output
+}
+`)
+	tf.must("apply", "-auto-approve", "-input=false")
+	tf.expectNoChanges()
+	out, _ := tf.run(nil, "plan", "-input=false", "-var", "rev=2")
+	for _, want := range []string{"must be replaced", "Warning: Replacing a subscription whose plan is known only after apply", "ignore_changes"} {
+		if !strings.Contains(unwrap(out), want) {
+			t.Errorf("plan with an unknown plan_id lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestCLI_tokenNeverInLogsStateOrPlan(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)

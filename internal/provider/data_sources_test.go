@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -215,6 +216,27 @@ data "mobileplan_subscriptions" "newest" { max_items = 3 }
 			},
 		}},
 	})
+}
+
+func TestAccListDataSource_filterValuesChecked(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	for config, want := range map[string]string{
+		`data "mobileplan_subscriptions" "x" { state = "Expired" }`: `value must be one of: \["ready" "active" "expired"\]`,
+		`data "mobileplan_esims" "x" { smdp_state = "available" }`:  `must be an uppercase word such as AVAILABLE`,
+	} {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviders,
+			Steps: []resource.TestStep{{
+				Config:      withProvider(srv, config),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Value.*` + want),
+			}},
+		})
+	}
+	if n := len(srv.RequestCounts()); n != 0 {
+		t.Errorf("invalid filters still sent requests: %v", srv.RequestCounts())
+	}
 }
 
 func TestAccSingularDataSources(t *testing.T) {

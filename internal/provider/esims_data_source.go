@@ -2,11 +2,14 @@ package provider
 
 import (
 	"context"
+	"regexp"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
@@ -73,11 +76,16 @@ func (d *esimsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 	resp.Schema = dschema.Schema{
 		MarkdownDescription: "Every eSIM of the account's inventory, in the service's order, optionally filtered — for example the free ones, to check there are enough before a rollout." + filterNote,
 		Attributes: map[string]dschema.Attribute{
-			"label":      dschema.StringAttribute{MarkdownDescription: "Keep only eSIMs with this compatibility label.", Optional: true},
-			"smdp_state": dschema.StringAttribute{MarkdownDescription: "Keep only eSIMs in this SM-DP+ state, such as `AVAILABLE`.", Optional: true},
-			"assigned":   dschema.BoolAttribute{MarkdownDescription: "`true` keeps only eSIMs assigned to a subscription; `false` keeps only free ones.", Optional: true},
-			"max_items":  maxItemsAttribute(),
-			"iccids":     keysAttribute("ICCIDs of the eSIMs found, in the same order as `esims`."),
+			"label": dschema.StringAttribute{MarkdownDescription: "Keep only eSIMs with this compatibility label.", Optional: true},
+			"smdp_state": dschema.StringAttribute{
+				MarkdownDescription: "Keep only eSIMs in this SM-DP+ state, an uppercase word such as `AVAILABLE`, `INSTALLED` or `RELEASED`.",
+				Optional:            true,
+				Validators: []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Z][A-Z_]*$`),
+					"must be an uppercase word such as AVAILABLE, as the service spells SM-DP+ states")},
+			},
+			"assigned":  dschema.BoolAttribute{MarkdownDescription: "`true` keeps only eSIMs assigned to a subscription; `false` keeps only free ones.", Optional: true},
+			"max_items": maxItemsAttribute(),
+			"iccids":    keysAttribute("ICCIDs of the eSIMs found, in the same order as `esims`."),
 			"esims": dschema.ListNestedAttribute{
 				MarkdownDescription: "The eSIMs found.",
 				Computed:            true,

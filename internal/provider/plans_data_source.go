@@ -84,7 +84,8 @@ func (d *plansDataSource) Metadata(_ context.Context, req datasource.MetadataReq
 
 func (d *plansDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = dschema.Schema{
-		MarkdownDescription: "Every plan of the account, in the service's order, optionally filtered." + filterNote,
+		MarkdownDescription: "Every plan of the account, in the service's order, optionally filtered. " +
+			"The custom plans the service makes from inline `plan` blocks of `mobileplan_subscription` are plans too, and are listed like any other." + filterNote,
 		Attributes: map[string]dschema.Attribute{
 			"label":               dschema.StringAttribute{MarkdownDescription: "Keep only plans with this compatibility label.", Optional: true},
 			"coverage_profile_id": dschema.StringAttribute{MarkdownDescription: "Keep only plans with this coverage profile.", Optional: true},

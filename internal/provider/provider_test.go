@@ -133,6 +133,25 @@ data "mobileplan_plans" "all" {}
 			}},
 		})
 	})
+	t.Run("empty strings count as unset", func(t *testing.T) {
+		t.Setenv(EnvBaseURL, srv.URL)
+		t.Setenv(EnvAPIToken, srv.Token)
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviders,
+			Steps: []resource.TestStep{{
+				Config: `
+provider "mobileplan" {
+  base_url  = ""
+  api_token = ""
+}
+data "mobileplan_plans" "all" {}
+`,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.mobileplan_plans.all", tfjsonpath.New("ids"), knownvalue.ListSizeExact(emulator.DefaultPlans)),
+				},
+			}},
+		})
+	})
 	t.Run("provider block wins over environment", func(t *testing.T) {
 		t.Setenv(EnvBaseURL, "http://127.0.0.1:1")
 		t.Setenv(EnvAPIToken, "wrong-token")

@@ -46,6 +46,15 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 	resp.RequiresReplace = append(resp.RequiresReplace, at)
+	if unknownInput(ctx, config) {
+		resp.Diagnostics.AddAttributeWarning(at, "Replacing a subscription whose plan is known only after apply",
+			fmt.Sprintf("The plan of subscription %s comes from a value Terraform will know only during apply, so it must assume the plan changes and "+
+				"replace the subscription, even if the value turns out the same. The new subscription takes another eSIM, and %s (eSIM %s) keeps running at the service. "+
+				"Make the value known at plan time (for example, do not make the data source that supplies it depend on a resource with pending changes), "+
+				"or add lifecycle { ignore_changes = [plan_id, plan] } to keep this subscription.",
+				state.ID.ValueString(), state.ID.ValueString(), state.EsimICCID.ValueString()))
+		return
+	}
 	resp.Diagnostics.AddAttributeWarning(at, "Replacing a subscription leaves the old one running",
 		fmt.Sprintf("The plan of subscription %s changed, and the service can neither change nor delete a subscription. Applying creates a new subscription, "+
 			"which takes another eSIM from the inventory, and removes %s (eSIM %s) from Terraform state only: it will keep running at the service.",
@@ -80,11 +89,29 @@ func planChanged(ctx context.Context, config, state subscriptionResourceModel) (
 		return !want.CoverageID.Equal(had.CoverageID) || !want.DataMBs.Equal(had.DataMBs) || !want.PeriodDays.Equal(had.PeriodDays), at, diags
 	}
 	// Imported, or created from plan_id: compare with what the service says
-	// the subscription's plan is.
+	// the subscription's plan is. An inline plan always has one period and
+	// no label, so a plan with either is another product even when the
+	// three configurable numbers match.
 	var details planDetailsModel
 	diags.Append(state.PlanDetails.As(ctx, &details, basetypes.ObjectAsOptions{UnhandledNullAsEmpty: true})...)
 	same := want.CoverageID.Equal(details.CoverageProfileID) &&
 		want.DataMBs.Equal(details.DataMegabytes) &&
-		want.PeriodDays.Equal(details.PeriodDays)
+		want.PeriodDays.Equal(details.PeriodDays) &&
+		(details.PeriodIterations.IsNull() || details.PeriodIterations.ValueInt64() == 1) &&
+		details.Label.IsNull()
 	return !same, at, diags
+}
+
+// unknownInput reports whether the plan a configuration describes is not
+// known until apply.
+func unknownInput(ctx context.Context, config subscriptionResourceModel) bool {
+	if config.PlanID.IsUnknown() || config.Plan.IsUnknown() {
+		return true
+	}
+	if config.Plan.IsNull() {
+		return false
+	}
+	var want inlinePlanModel
+	config.Plan.As(ctx, &want, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})
+	return want.CoverageID.IsUnknown() || want.DataMBs.IsUnknown() || want.PeriodDays.IsUnknown()
 }

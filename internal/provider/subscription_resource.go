@@ -184,7 +184,7 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 	switch {
 	case client.IsNotFound(err):
 		resp.Diagnostics.AddWarning("Subscription no longer exists",
-			fmt.Sprintf("The service has no subscription %s any more, so it was removed from Terraform state; the next plan creates it again.", id))
+			fmt.Sprintf("The service has no subscription %s any more, so it was removed from Terraform state, and Terraform plans to create it again.", id))
 		resp.State.RemoveResource(ctx)
 		return
 	case err != nil:

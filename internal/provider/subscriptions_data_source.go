@@ -3,9 +3,11 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
@@ -32,7 +34,11 @@ func (d *subscriptionsDataSource) Schema(_ context.Context, _ datasource.SchemaR
 		MarkdownDescription: "Every subscription of the account, newest first (the service's order), optionally filtered. " +
 			"Feed `ids` to an `import` block with `for_each` to bring existing subscriptions under Terraform." + filterNote,
 		Attributes: map[string]dschema.Attribute{
-			"state":     dschema.StringAttribute{MarkdownDescription: "Keep only subscriptions in this state: `ready`, `active` or `expired`.", Optional: true},
+			"state": dschema.StringAttribute{
+				MarkdownDescription: "Keep only subscriptions in this state: `ready`, `active` or `expired`.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(client.StateReady, client.StateActive, client.StateExpired)},
+			},
 			"plan_id":   dschema.StringAttribute{MarkdownDescription: "Keep only subscriptions made from this plan.", Optional: true},
 			"max_items": maxItemsAttribute(),
 			"ids":       keysAttribute("Ids of the subscriptions found, in the same order as `subscriptions`."),

@@ -19,8 +19,8 @@ func (baseURLValidator) Description(context.Context) string {
 func (v baseURLValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
 func (baseURLValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() || req.ConfigValue.ValueString() == "" {
+		return // unset: the environment variable applies
 	}
 	if err := checkBaseURL(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid base_url", err.Error())
