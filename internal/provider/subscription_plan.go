@@ -21,6 +21,9 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if req.State.Raw.IsNull() {
 		return // create
 	}
+	if req.Plan.Raw.Equal(req.State.Raw) {
+		return // nothing changes: the common case of every refresh-and-plan
+	}
 	var state subscriptionResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -31,9 +34,6 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 			fmt.Sprintf("The service has no way to delete a subscription: %s (eSIM %s) will keep running at the service after it is removed from Terraform state.",
 				state.ID.ValueString(), state.EsimICCID.ValueString()))
 		return
-	}
-	if req.Plan.Raw.Equal(req.State.Raw) {
-		return // nothing changes; the common case of every refresh-and-plan
 	}
 	var config subscriptionResourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
