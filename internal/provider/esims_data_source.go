@@ -121,25 +121,14 @@ func (d *esimsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }
 
-func newEsimDataSource() datasource.DataSource { return &esimDataSource{} }
-
-type esimDataSource struct{ client *client.Client }
-
-func (d *esimDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_esim"
-}
-
-func (d *esimDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = dschema.Schema{
-		MarkdownDescription: "One eSIM of the inventory, by ICCID. An eSIM that does not exist is an error.",
-		Attributes:          esimAttributes(true),
+func newEsimDataSource() datasource.DataSource {
+	return &lookupDataSource[client.Esim, esimModel]{
+		typeSuffix:  "_esim",
+		what:        "eSIM",
+		keyAttr:     "iccid",
+		description: "One eSIM of the inventory, by ICCID. An eSIM that does not exist is an error.",
+		attributes:  func() map[string]dschema.Attribute { return esimAttributes(true) },
+		get:         (*client.Client).GetEsim,
+		convert:     func(e *client.Esim) (esimModel, diag.Diagnostics) { return newEsimModel(*e) },
 	}
-}
-
-func (d *esimDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-func (d *esimDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	readOne(ctx, req, resp, "iccid", "eSIM", d.client.GetEsim, func(e *client.Esim) (esimModel, diag.Diagnostics) { return newEsimModel(*e) })
 }

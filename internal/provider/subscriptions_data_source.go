@@ -77,25 +77,14 @@ func (d *subscriptionsDataSource) Read(ctx context.Context, req datasource.ReadR
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }
 
-func newSubscriptionDataSource() datasource.DataSource { return &subscriptionDataSource{} }
-
-type subscriptionDataSource struct{ client *client.Client }
-
-func (d *subscriptionDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_subscription"
-}
-
-func (d *subscriptionDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = dschema.Schema{
-		MarkdownDescription: "One subscription, by id, with the same read-only attributes as the `mobileplan_subscription` resource. A subscription that does not exist is an error.",
-		Attributes:          subscriptionDataSourceAttributes(true),
+func newSubscriptionDataSource() datasource.DataSource {
+	return &lookupDataSource[client.Subscription, subscriptionAttrs]{
+		typeSuffix:  "_subscription",
+		what:        "subscription",
+		keyAttr:     "id",
+		description: "One subscription, by id, with the same read-only attributes as the `mobileplan_subscription` resource. A subscription that does not exist is an error.",
+		attributes:  func() map[string]dschema.Attribute { return subscriptionDataSourceAttributes(true) },
+		get:         (*client.Client).GetSubscription,
+		convert:     newSubscriptionAttrs,
 	}
-}
-
-func (d *subscriptionDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-func (d *subscriptionDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	readOne(ctx, req, resp, "id", "subscription", d.client.GetSubscription, newSubscriptionAttrs)
 }
