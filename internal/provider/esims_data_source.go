@@ -109,15 +109,13 @@ func (d *esimsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		return matches(cfg.Label, e.Label) && matches(cfg.SmdpState, &e.SmdpState) &&
 			(cfg.Assigned.IsNull() || (e.SubscriptionID != nil) == cfg.Assigned.ValueBool())
 	}
-	esims, diags, err := collect(d.client.Esims(ctx), keep, cfg.MaxItems, newEsimModel)
-	if err != nil {
-		resp.Diagnostics.Append(listError("eSIMs", err))
+	cfg.Esims, cfg.ICCIDs = listing[client.Esim, esimModel]{
+		what: "eSIMs", seq: d.client.Esims(ctx), keep: keep, maxItems: cfg.MaxItems,
+		convert: newEsimModel, itemTypes: esimAttrTypes, key: func(e esimModel) types.String { return e.ICCID },
+	}.read(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(diags...)
-	var d2 diag.Diagnostics
-	cfg.Esims, cfg.ICCIDs, d2 = listResult(ctx, esimAttrTypes, esims, func(e esimModel) types.String { return e.ICCID })
-	resp.Diagnostics.Append(d2...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }
 

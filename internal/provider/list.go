@@ -35,37 +35,39 @@ func keysAttribute(desc string) dschema.ListAttribute {
 	return dschema.ListAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.StringType}
 }
 
-// collect reads seq through the filter and limit, and converts what it kept.
-func collect[T, M any](seq iter.Seq2[T, error], keep func(T) bool, maxItems types.Int64, convert func(T) (M, diag.Diagnostics)) ([]M, diag.Diagnostics, error) {
-	items, err := client.Collect(seq, keep, int(maxItems.ValueInt64()))
+// listing describes one read of a list data source.
+type listing[T, M any] struct {
+	what      string // e.g. "eSIMs", for the error summary
+	seq       iter.Seq2[T, error]
+	keep      func(T) bool
+	maxItems  types.Int64
+	convert   func(T) (M, diag.Diagnostics)
+	itemTypes map[string]attr.Type
+	key       func(M) types.String
+}
+
+// read pages through the list, keeps what the filters match up to
+// max_items, and returns the two computed attributes of a list data source:
+// the items and their keys. Failures go to diags, with the page that failed.
+func (l listing[T, M]) read(ctx context.Context, diags *diag.Diagnostics) (items, keys types.List) {
+	found, err := client.Collect(l.seq, l.keep, int(l.maxItems.ValueInt64()))
 	if err != nil {
-		return nil, nil, err
+		diags.Append(diagnostics.APIError("Could not list "+l.what, err, path.Empty()))
+		return items, keys
 	}
-	var diags diag.Diagnostics
-	out := make([]M, 0, len(items))
-	for _, it := range items {
-		m, d := convert(it)
+	models := make([]M, 0, len(found))
+	keyValues := make([]attr.Value, 0, len(found))
+	for _, it := range found {
+		m, d := l.convert(it)
 		diags.Append(d...)
-		out = append(out, m)
+		models = append(models, m)
+		keyValues = append(keyValues, l.key(m))
 	}
-	return out, diags, nil
-}
-
-// listResult builds the two computed attributes of a list data source: the
-// items and their keys.
-func listResult[M any](ctx context.Context, itemTypes map[string]attr.Type, items []M, key func(M) types.String) (types.List, types.List, diag.Diagnostics) {
-	list, diags := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: itemTypes}, items)
-	keys := make([]attr.Value, len(items))
-	for i, it := range items {
-		keys[i] = key(it)
-	}
-	keyList, d := types.ListValue(types.StringType, keys)
+	items, d := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: l.itemTypes}, models)
 	diags.Append(d...)
-	return list, keyList, diags
-}
-
-func listError(what string, err error) diag.Diagnostic {
-	return diagnostics.APIError("Could not list "+what, err, path.Empty())
+	keys, d = types.ListValue(types.StringType, keyValues)
+	diags.Append(d...)
+	return items, keys
 }
 
 // matches reports whether an optional string filter accepts v.

@@ -118,14 +118,12 @@ func (d *plansDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		return matches(cfg.Label, p.Label) && matches(cfg.CoverageProfileID, p.CoverageProfileID) &&
 			(cfg.Subscribable.IsNull() || p.Subscribable() == cfg.Subscribable.ValueBool())
 	}
-	plans, diags, err := collect(d.client.Plans(ctx), keep, cfg.MaxItems, newPlanModel)
-	if err != nil {
-		resp.Diagnostics.Append(listError("plans", err))
+	cfg.Plans, cfg.IDs = listing[client.Plan, planModel]{
+		what: "plans", seq: d.client.Plans(ctx), keep: keep, maxItems: cfg.MaxItems,
+		convert: newPlanModel, itemTypes: planAttrTypes, key: func(p planModel) types.String { return p.ID },
+	}.read(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(diags...)
-	var d2 diag.Diagnostics
-	cfg.Plans, cfg.IDs, d2 = listResult(ctx, planAttrTypes, plans, func(p planModel) types.String { return p.ID })
-	resp.Diagnostics.Append(d2...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }

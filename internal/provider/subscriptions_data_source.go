@@ -64,16 +64,14 @@ func (d *subscriptionsDataSource) Read(ctx context.Context, req datasource.ReadR
 	keep := func(s client.Subscription) bool {
 		return matches(cfg.State, &s.State) && matches(cfg.PlanID, &s.PlanID)
 	}
-	convert := func(s client.Subscription) (subscriptionAttrs, diag.Diagnostics) { return newSubscriptionAttrs(&s) }
-	subs, diags, err := collect(d.client.Subscriptions(ctx), keep, cfg.MaxItems, convert)
-	if err != nil {
-		resp.Diagnostics.Append(listError("subscriptions", err))
+	cfg.Subscriptions, cfg.IDs = listing[client.Subscription, subscriptionAttrs]{
+		what: "subscriptions", seq: d.client.Subscriptions(ctx), keep: keep, maxItems: cfg.MaxItems,
+		convert:   func(s client.Subscription) (subscriptionAttrs, diag.Diagnostics) { return newSubscriptionAttrs(&s) },
+		itemTypes: subscriptionAttrTypes(), key: func(s subscriptionAttrs) types.String { return s.ID },
+	}.read(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(diags...)
-	var d2 diag.Diagnostics
-	cfg.Subscriptions, cfg.IDs, d2 = listResult(ctx, subscriptionAttrTypes(), subs, func(s subscriptionAttrs) types.String { return s.ID })
-	resp.Diagnostics.Append(d2...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }
 
