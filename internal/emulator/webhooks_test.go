@@ -269,7 +269,7 @@ func TestWebhookEventsSignedAndShaped(t *testing.T) {
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims/"+sub.EsimICCID+"/location", `{"countryIso2":"DE"}`), 200)
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims/"+sub.EsimICCID+"/smdp-state", `{"state":"RELEASED"}`), 200)
 
-	events := rc.waitEvents(t, 10)
+	events := rc.waitEvents(t, 11) // as many as wantTypes below: waiting for fewer races the last delivery
 	t1 := srv.Now()
 	var types []string
 	for _, ev := range events {
@@ -347,6 +347,11 @@ func TestWebhookEventsSignedAndShaped(t *testing.T) {
 	if n := len(rc.all()); n != 11 {
 		t.Errorf("%d calls, want 11", n)
 	}
+	// The receiver sees a call before the emulator counts it delivered.
+	eventually(t, 10*time.Second, "11 deliveries counted", func() bool {
+		st := srv.Stats().Webhooks
+		return st != nil && st.Delivered == 11
+	})
 	if st := srv.Stats().Webhooks; st == nil || st.Queued != 11 || st.Delivered != 11 || st.Attempts != 11 || st.Failed != 0 || st.Dropped != 0 {
 		t.Errorf("webhook stats %+v", st)
 	}
