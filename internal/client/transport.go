@@ -5,9 +5,9 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
-	"net/http/httptrace"
 	"sync/atomic"
 	"time"
 
