@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -113,6 +114,10 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	if token == "" {
 		resp.Diagnostics.AddAttributeError(path.Root("api_token"), "Missing api_token", "The provider needs an access token. "+diagnostics.TokenHelp)
+	} else if err := client.CheckToken(token); err != nil {
+		// Caught here, it is one clear error instead of five retries
+		// reported as a network failure. The message never shows the token.
+		resp.Diagnostics.AddAttributeError(path.Root("api_token"), "Invalid api_token", capitalize(err.Error())+". "+tokenTrimHelp)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -145,6 +150,16 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": timeout.String()})
 	resp.DataSourceData = c
 	resp.ResourceData = c
+}
+
+const tokenTrimHelp = "Remove the character: read a token file with trimspace(file(\"token.txt\")) in the configuration, or with " +
+	"export " + EnvAPIToken + "=\"$(tr -d '\\r\\n' < token.txt)\" in the shell."
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func valueOrEnv(v types.String, env string) string {
