@@ -56,6 +56,9 @@ type Config struct {
 	// Transport is the innermost RoundTripper; nil means a pooled transport
 	// with TLS verification on.
 	Transport http.RoundTripper
+	// Lifetime, when set, ends every call when it is done, whatever the
+	// call's own context: the provider process's lifetime.
+	Lifetime context.Context
 	// MaxPages bounds how many pages one list reads; 0 picks
 	// DefaultMaxPages.
 	MaxPages int
@@ -71,6 +74,7 @@ type Client struct {
 	retry    *retryablehttp.Client
 	timeout  time.Duration
 	maxPages int
+	lifetime context.Context
 }
 
 // New checks cfg and builds a Client.
@@ -138,7 +142,7 @@ func New(cfg Config) (*Client, error) {
 	rc.ErrorHandler = func(resp *http.Response, err error, _ int) (*http.Response, error) {
 		return resp, err
 	}
-	return &Client{base: base, retry: rc, timeout: cfg.RequestTimeout, maxPages: cfg.MaxPages}, nil
+	return &Client{base: base, retry: rc, timeout: cfg.RequestTimeout, maxPages: cfg.MaxPages, lifetime: cfg.Lifetime}, nil
 }
 
 func defaultTransport() http.RoundTripper {
@@ -165,6 +169,12 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 		if body, err = json.Marshal(in); err != nil {
 			return fmt.Errorf("%s: encoding the request: %w", op, err)
 		}
+	}
+	if c.lifetime != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(c.lifetime, cancel)()
 	}
 	ctx, att := withAttempt(ctx, method)
 	req, err := retryablehttp.NewRequestWithContext(ctx, method, u.String(), bytesOrNil(body))

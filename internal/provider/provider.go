@@ -40,11 +40,21 @@ var _ provider.Provider = (*mobileplanProvider)(nil)
 
 type mobileplanProvider struct {
 	version string
+	// lifetime ends every API call when it is done: the process's, in the
+	// provider binary. Terraform's own cancellation arrives with each
+	// request's context.
+	lifetime context.Context
 }
 
 // New returns a constructor of the provider, as providerserver wants it.
 func New(version string) func() provider.Provider {
-	return func() provider.Provider { return &mobileplanProvider{version: version} }
+	return NewWithLifetime(context.Background(), version)
+}
+
+// NewWithLifetime is New for a provider whose API calls all end when
+// lifetime does.
+func NewWithLifetime(lifetime context.Context, version string) func() provider.Provider {
+	return func() provider.Provider { return &mobileplanProvider{version: version, lifetime: lifetime} }
 }
 
 type providerModel struct {
@@ -142,6 +152,7 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		UserAgent:      fmt.Sprintf("terraform-provider-mobileplan/%s (+https://registry.terraform.io/providers/mobileplan/mobileplan) Terraform/%s", p.version, req.TerraformVersion),
 		MaxRetries:     retries,
 		RequestTimeout: timeout,
+		Lifetime:       p.lifetime,
 	})
 	if err != nil {
 		resp.Diagnostics.AddError("Could not configure the mobileplan client", err.Error())
