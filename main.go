@@ -64,7 +64,8 @@ func main() {
 	if err != nil {
 		log.Print(err.Error())
 		stopProfile()
-		os.Exit(1)
+		os.Exit(1) //nolint:gocritic // stopProfile has just run
+
 	}
 }
 
