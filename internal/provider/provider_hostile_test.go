@@ -191,3 +191,38 @@ func TestAccDataSource_endlessListStops(t *testing.T) {
 		t.Errorf("the data source read %d pages, want 2", n)
 	}
 }
+
+// A redirect to another origin is an error naming where it pointed, and the
+// token never goes there.
+func TestAccSecurity_redirectToAnotherOriginRefused(t *testing.T) {
+	t.Parallel()
+	var elsewhere, sawToken atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		if r.Header.Get("Authorization") != "" {
+			sawToken.Add(1)
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(other.Close)
+	otherHost := strings.TrimPrefix(other.URL, "http://")
+	target := "http://localhost:" + otherHost[strings.LastIndex(otherHost, ":")+1:]
+	base := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(base.Close)
+	srv := &emulatortest.Server{URL: base.URL, Token: emulatortest.Token}
+	t.Cleanup(func() { // runs when resource.Test fails too
+		if n := elsewhere.Load(); n != 0 {
+			t.Errorf("the other origin got %d requests (%d with a token)", n, sawToken.Load())
+		}
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: withProvider(srv, `data "mobileplan_plans" "all" {}`),
+			ExpectError: errorPattern("Could not list plans", "list plans (GET /v1/plans): the service answered HTTP 307, a redirect to "+target,
+				"another origin than the base URL's", "set base_url to its new address"),
+		}},
+	})
+}
