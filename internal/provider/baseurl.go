@@ -14,18 +14,20 @@ import (
 // emulator): the API token travels in every request's Authorization header
 // and must never cross a network in clear text.
 func checkBaseURL(raw string) error {
-	// Every message quotes the URL with any user:password@ part redacted,
-	// even when it does not parse.
+	// Messages quote the URL with anything before an '@' redacted, even
+	// when it does not parse: it may be a password.
 	shown := client.RedactURL(raw)
 	u, err := url.Parse(raw)
 	if err != nil {
+		// The parser's own message quotes the whole URL: give its reason
+		// only when there is no credential to hide.
 		var urlErr *url.Error
 		if shown != raw || !errors.As(err, &urlErr) {
-			return fmt.Errorf("%q is not a URL", shown) // the parser's message may quote the credential
+			return fmt.Errorf("%q is not a URL", shown)
 		}
-		return fmt.Errorf("%q is not a URL: %w", shown, urlErr.Err)
+		return fmt.Errorf("%q is not a URL: %w", raw, urlErr.Err)
 	}
-	if u.User != nil || shown != raw {
+	if u.User != nil {
 		return fmt.Errorf("%q carries credentials in the URL; set api_token instead", shown)
 	}
 	if u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {

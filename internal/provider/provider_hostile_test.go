@@ -226,3 +226,11 @@ func TestAccSecurity_redirectToAnotherOriginRefused(t *testing.T) {
 		}},
 	})
 }
+
+// Redacting is for display only: an '@' in the path is not a credential.
+func TestConfigure_atSignInPathAccepted(t *testing.T) {
+	t.Parallel()
+	if text := diagText(configureDirectly(t, map[string]string{"base_url": "https://api.example.com/@team", "api_token": "t"})); text != "" {
+		t.Errorf("want no diagnostics:\n%s", text)
+	}
+}
