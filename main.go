@@ -51,8 +51,9 @@ func main() {
 	// request not yet sent (a retry waiting out its backoff) is sent.
 	lifetime, end := context.WithCancel(context.Background())
 	go watchParent(func() {
+		// Nothing is logged: stderr led to Terraform, and writing to it
+		// now would end the process with SIGPIPE before the profile is saved.
 		end()
-		log.Print("Terraform has exited; stopping the provider")
 		stopProfile()
 		os.Exit(1)
 	})
