@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"runtime/pprof"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -31,22 +32,41 @@ func main() {
 
 	// A CPU profile of a whole Terraform run, for `make bench`: Terraform
 	// starts the provider, so an environment variable is the only way in.
+	stopProfile := func() {}
 	if path := os.Getenv("MOBILEPLAN_CPU_PROFILE"); path != "" {
 		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
-			defer func() {
-				pprof.StopCPUProfile()
-				f.Close()
-			}()
+			var once sync.Once
+			stopProfile = func() {
+				once.Do(func() {
+					pprof.StopCPUProfile()
+					f.Close()
+				})
+			}
 		}
 	}
+	defer stopProfile()
 
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
+	// The provider's lifetime: every API call ends with it. It ends when
+	// Terraform is gone, and the process exits right after, so that no
+	// request not yet sent (a retry waiting out its backoff) is sent.
+	lifetime, end := context.WithCancel(context.Background())
+	go watchParent(func() {
+		// Nothing is logged: stderr led to Terraform, and writing to it
+		// now would end the process with SIGPIPE before the profile is saved.
+		end()
+		stopProfile()
+		os.Exit(1)
+	})
+
+	err := providerserver.Serve(lifetime, provider.NewWithLifetime(lifetime, version), providerserver.ServeOpts{
 		Address: "registry.terraform.io/mobileplan/mobileplan",
 		Debug:   debug,
 	})
 	if err != nil {
 		log.Print(err.Error())
-		os.Exit(1) //nolint:gocritic // the profile, if any, is of no use after a failed start
+		stopProfile()
+		os.Exit(1) //nolint:gocritic // stopProfile has just run
+
 	}
 }
 

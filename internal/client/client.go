@@ -30,6 +30,10 @@ const (
 	// maxBodyBytes bounds every response body read into memory. A page of 25
 	// subscriptions is a few kilobytes.
 	maxBodyBytes = 4 << 20
+	// DefaultMaxPages bounds every list at 10,000 pages of 25, 250,000
+	// records: far beyond any account, and a list that has not ended by then
+	// is a service handing out cursors forever.
+	DefaultMaxPages = 10000
 )
 
 // Config configures a Client.
@@ -52,6 +56,12 @@ type Config struct {
 	// Transport is the innermost RoundTripper; nil means a pooled transport
 	// with TLS verification on.
 	Transport http.RoundTripper
+	// Lifetime, when set, ends every call when it is done, whatever the
+	// call's own context: the provider process's lifetime.
+	Lifetime context.Context
+	// MaxPages bounds how many pages one list reads; 0 picks
+	// DefaultMaxPages.
+	MaxPages int
 	// Wait, when set, is handed each backoff before it is slept and returns
 	// what is actually slept. Tests pass a fake clock that records the wait
 	// and returns zero.
@@ -60,19 +70,27 @@ type Config struct {
 
 // Client calls the service. It is safe for concurrent use.
 type Client struct {
-	base    *url.URL
-	retry   *retryablehttp.Client
-	timeout time.Duration
+	base     *url.URL
+	retry    *retryablehttp.Client
+	timeout  time.Duration
+	maxPages int
+	lifetime context.Context
 }
 
 // New checks cfg and builds a Client.
 func New(cfg Config) (*Client, error) {
 	base, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/"))
 	if err != nil || base.Host == "" || (base.Scheme != "https" && base.Scheme != "http") {
-		return nil, fmt.Errorf("base URL %q is not an absolute http(s) URL", cfg.BaseURL)
+		return nil, fmt.Errorf("base URL %q is not an absolute http(s) URL", RedactURL(cfg.BaseURL))
 	}
-	if cfg.Token == "" {
-		return nil, errors.New("an API token is required")
+	if base.User != nil {
+		return nil, fmt.Errorf("base URL %q carries credentials; give the token as the API token instead", RedactURL(cfg.BaseURL))
+	}
+	if err := CheckToken(cfg.Token); err != nil {
+		return nil, err
+	}
+	if cfg.MaxPages <= 0 {
+		cfg.MaxPages = DefaultMaxPages
 	}
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = DefaultMaxRetries
@@ -96,12 +114,12 @@ func New(cfg Config) (*Client, error) {
 	if inner == nil {
 		inner = defaultTransport()
 	}
-	var rt http.RoundTripper = bearerAuth{token: cfg.Token, next: inner}
+	var rt http.RoundTripper = newBearerAuth(base, cfg.Token, inner)
 	rt = userAgent{value: cfg.UserAgent, next: rt}
 	rt = logging{token: cfg.Token, next: rt}
 
 	rc := retryablehttp.NewClient()
-	rc.HTTPClient = &http.Client{Transport: rt, Timeout: cfg.RequestTimeout}
+	rc.HTTPClient = &http.Client{Transport: rt, Timeout: cfg.RequestTimeout, CheckRedirect: sameOriginRedirects(originOf(base))}
 	rc.Logger = nil // logging is ours, through tflog
 	rc.RetryMax = cfg.MaxRetries
 	rc.RetryWaitMin, rc.RetryWaitMax = cfg.MinRetryWait, cfg.MaxRetryWait
@@ -124,7 +142,7 @@ func New(cfg Config) (*Client, error) {
 	rc.ErrorHandler = func(resp *http.Response, err error, _ int) (*http.Response, error) {
 		return resp, err
 	}
-	return &Client{base: base, retry: rc, timeout: cfg.RequestTimeout}, nil
+	return &Client{base: base, retry: rc, timeout: cfg.RequestTimeout, maxPages: cfg.MaxPages, lifetime: cfg.Lifetime}, nil
 }
 
 func defaultTransport() http.RoundTripper {
@@ -152,6 +170,12 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 			return fmt.Errorf("%s: encoding the request: %w", op, err)
 		}
 	}
+	if c.lifetime != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(c.lifetime, cancel)()
+	}
 	ctx, att := withAttempt(ctx, method)
 	req, err := retryablehttp.NewRequestWithContext(ctx, method, u.String(), bytesOrNil(body))
 	if err != nil {
@@ -164,7 +188,20 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 
 	resp, err := c.retry.Do(req)
 	attempts := int(att.number())
-	if err != nil && resp == nil {
+	if err != nil && resp != nil {
+		// A refused redirect comes with the redirect's own answer, whose
+		// body net/http has already closed.
+		resp.Body.Close()
+	}
+	var redirect *RedirectError
+	if errors.As(err, &redirect) {
+		// An answer, not an ambiguous failure: the service did not act on
+		// a request it redirected.
+		r := *redirect
+		r.Operation, r.Method, r.Path = op, method, path
+		return &r
+	}
+	if err != nil {
 		reqErr := &RequestError{Operation: op, Method: method, Path: path, Attempts: attempts, Err: err}
 		if isTimeout(err) && ctx.Err() == nil {
 			reqErr.Timeout = c.timeout

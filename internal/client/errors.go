@@ -278,3 +278,25 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	}
 	return 0
 }
+
+// RedirectError is a redirect to another origin than the configured base
+// URL's. It is not followed: the API token is for that one origin, and
+// following would also let https fall back to http.
+type RedirectError struct {
+	Operation string
+	Method    string
+	Path      string
+	Status    int    // the redirect's HTTP status
+	Target    string // scheme://host:port of the Location, never its path or query
+	Origin    string // scheme://host:port of the base URL
+}
+
+func (e *RedirectError) Error() string {
+	s := fmt.Sprintf("the service answered HTTP %d, a redirect to %s", e.Status, e.Target)
+	if e.Operation != "" {
+		s = fmt.Sprintf("%s (%s %s): %s", e.Operation, e.Method, e.Path, s)
+	}
+	return s + fmt.Sprintf(", another origin than the base URL's %s. The provider follows redirects only within that origin, "+
+		"so that the API token is never sent elsewhere and https never falls back to http; "+
+		"if the service has moved, set base_url to its new address", e.Origin)
+}

@@ -31,15 +31,24 @@ func (e *PageError) Unwrap() error { return e.Err }
 // list returns every record of a list operation, following the nextPage
 // cursor until the service answers null. Pages are fetched lazily: a caller
 // that stops ranging fetches no further page. The cursor is passed back as
-// the opaque string it is, URL-encoded ('+', '/' and '=' survive). A cursor
-// the service hands out twice would loop forever, so it ends the list with
-// an error instead.
-func list[T any](ctx context.Context, c *Client, op, path string) iter.Seq2[T, error] {
+// the opaque string it is, URL-encoded ('+', '/' and '=' survive).
+//
+// A service that never ends a list would keep Terraform reading forever, so
+// the list ends with an error when a cursor comes a second time, when a
+// page brings only records already read (fresh cursors over the same
+// records), or after the client's page bound (DefaultMaxPages). A record
+// already read on an earlier page, as happens when the list shifts while it
+// is read, is not yielded again.
+func list[T any](ctx context.Context, c *Client, op, path string, key func(T) string) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
-		seen := map[string]bool{}
+		seenCursors := map[string]bool{}
+		seenKeys := map[string]bool{}
 		cursor := ""
 		read := 0
+		stop := func(pageNum int, err error) {
+			yield(zero, &PageError{Operation: op, Page: pageNum, ItemsRead: read, Err: err})
+		}
 		for pageNum := 1; ; pageNum++ {
 			q := url.Values{"pageSize": {strconv.Itoa(MaxPageSize)}}
 			if cursor != "" {
@@ -47,10 +56,18 @@ func list[T any](ctx context.Context, c *Client, op, path string) iter.Seq2[T, e
 			}
 			var pg page[T]
 			if err := c.call(ctx, op, http.MethodGet, path, q, nil, &pg); err != nil {
-				yield(zero, &PageError{Operation: op, Page: pageNum, ItemsRead: read, Err: err})
+				stop(pageNum, err)
 				return
 			}
+			fresh := 0
 			for _, item := range pg.Items {
+				if k := key(item); k != "" {
+					if seenKeys[k] {
+						continue
+					}
+					seenKeys[k] = true
+				}
+				fresh++
 				read++
 				if !yield(item, nil) {
 					return
@@ -59,12 +76,18 @@ func list[T any](ctx context.Context, c *Client, op, path string) iter.Seq2[T, e
 			if pg.NextPage == nil || *pg.NextPage == "" {
 				return
 			}
-			if seen[*pg.NextPage] {
-				yield(zero, &PageError{Operation: op, Page: pageNum, ItemsRead: read,
-					Err: fmt.Errorf("the service returned the cursor %q a second time; stopping instead of reading the same pages forever", *pg.NextPage)})
+			switch {
+			case len(pg.Items) > 0 && fresh == 0:
+				stop(pageNum, fmt.Errorf("the page brought only items already read, with a new cursor; stopping instead of reading the same items forever"))
+				return
+			case seenCursors[*pg.NextPage]:
+				stop(pageNum, fmt.Errorf("the service returned the cursor %q a second time; stopping instead of reading the same pages forever", *pg.NextPage))
+				return
+			case pageNum >= c.maxPages:
+				stop(pageNum, fmt.Errorf("the list did not end after %d pages, the most the provider reads of one list; stopping instead of reading forever", c.maxPages))
 				return
 			}
-			seen[*pg.NextPage] = true
+			seenCursors[*pg.NextPage] = true
 			cursor = *pg.NextPage
 		}
 	}
@@ -72,17 +95,17 @@ func list[T any](ctx context.Context, c *Client, op, path string) iter.Seq2[T, e
 
 // Subscriptions lists every subscription, newest first.
 func (c *Client) Subscriptions(ctx context.Context) iter.Seq2[Subscription, error] {
-	return list[Subscription](ctx, c, "list subscriptions", "/v1/subscriptions")
+	return list(ctx, c, "list subscriptions", "/v1/subscriptions", func(s Subscription) string { return s.ID })
 }
 
 // Plans lists every plan.
 func (c *Client) Plans(ctx context.Context) iter.Seq2[Plan, error] {
-	return list[Plan](ctx, c, "list plans", "/v1/plans")
+	return list(ctx, c, "list plans", "/v1/plans", func(p Plan) string { return p.ID })
 }
 
 // Esims lists every eSIM of the account's inventory.
 func (c *Client) Esims(ctx context.Context) iter.Seq2[Esim, error] {
-	return list[Esim](ctx, c, "list eSIMs", "/v1/esims")
+	return list(ctx, c, "list eSIMs", "/v1/esims", func(e Esim) string { return e.ICCID })
 }
 
 // Collect gathers the items of seq that keep accepts, stopping (and fetching

@@ -20,16 +20,21 @@ import (
 //     errors that happened before the whole request was written (the service
 //     cannot have acted). Never after an ambiguous failure: a timeout or
 //     dropped connection once the request was sent, or any 5xx.
-//  3. Never retried: other 4xx, TLS certificate errors, a cancelled context.
-//  4. At most MaxRetries retries; the last answer or error is returned.
+//  3. Never retried: other 4xx, TLS certificate errors, a redirect to
+//     another origin, a cancelled context.
+//  4. A request whose method is unknown (no attempt record) is treated as a
+//     POST.
+//  5. At most MaxRetries retries; the last answer or error is returned.
 
 // shouldRetry is the retryablehttp CheckRetry policy.
 func shouldRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return false, ctxErr
 	}
+	// Without its attempt record a request may be a create that has been
+	// sent: it is treated as one (fail closed).
 	a := attemptOf(ctx)
-	idempotent := a == nil || a.method == http.MethodGet || a.method == http.MethodHead
+	idempotent := a != nil && (a.method == http.MethodGet || a.method == http.MethodHead)
 	if err != nil {
 		if permanent(err) {
 			return false, nil
@@ -37,7 +42,7 @@ func shouldRetry(ctx context.Context, resp *http.Response, err error) (bool, err
 		if idempotent {
 			return true, nil
 		}
-		return !a.written.Load(), nil
+		return a != nil && !a.written.Load(), nil
 	}
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
@@ -55,6 +60,10 @@ func permanent(err error) bool {
 	var hostErr x509.HostnameError
 	var invalid x509.CertificateInvalidError
 	var urlErr *url.Error
+	var redirect *RedirectError
+	if errors.As(err, &redirect) {
+		return true
+	}
 	if errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) || errors.As(err, &invalid) {
 		return true
 	}

@@ -2,8 +2,12 @@ package client
 
 import (
 	"context"
+	"errors"
+	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -15,16 +19,58 @@ import (
 // Each layer does one thing, and the token is added below the logging layer
 // so no log line can ever see it.
 
-// bearerAuth adds the Authorization header.
+// bearerAuth adds the Authorization header, and only to requests for the
+// configured origin. The redirect policy already refuses other origins; this
+// is the second lock, so that no future code path can carry the token away.
 type bearerAuth struct {
-	token string
-	next  http.RoundTripper
+	origin string
+	token  string
+	next   http.RoundTripper
+}
+
+func newBearerAuth(base *url.URL, token string, next http.RoundTripper) bearerAuth {
+	return bearerAuth{origin: originOf(base), token: token, next: next}
 }
 
 func (t bearerAuth) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context()) // a RoundTripper must not modify the caller's request
-	req.Header.Set("Authorization", "Bearer "+t.token)
+	if originOf(req.URL) == t.origin {
+		req.Header.Set("Authorization", "Bearer "+t.token)
+	} else {
+		req.Header.Del("Authorization")
+	}
 	return t.next.RoundTrip(req)
+}
+
+// originOf is scheme://host:port, lower case, with the scheme's default
+// port written out, so that https://API.example.com and
+// https://api.example.com:443 are one origin.
+func originOf(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"https": "443", "http": "80"}[scheme]
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// sameOriginRedirects is the http.Client's CheckRedirect policy: a redirect
+// is followed only within the configured origin (so https never becomes
+// http), and at most 10 times, as net/http does by default.
+func sameOriginRedirects(origin string) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if originOf(req.URL) != origin {
+			status := 0
+			if req.Response != nil {
+				status = req.Response.StatusCode
+			}
+			return &RedirectError{Status: status, Target: originOf(req.URL), Origin: origin}
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
 }
 
 // userAgent sets the User-Agent header.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -77,10 +78,10 @@ func TestEveryRequestCarriesAuthAndUserAgent(t *testing.T) {
 func TestRoundTrippersDoNotModifyTheCallersRequest(t *testing.T) {
 	t.Parallel()
 	var got http.Header
-	rt := bearerAuth{token: "secret", next: userAgent{value: "ua/1", next: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+	rt := newBearerAuth(&url.URL{Scheme: "http", Host: "example.invalid"}, "secret", userAgent{value: "ua/1", next: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		got = r.Header.Clone()
 		return &http.Response{StatusCode: 204, Body: http.NoBody, Request: r}, nil
-	})}}
+	})})
 	req, _ := http.NewRequest("GET", "http://example.invalid/x", nil)
 	if _, err := rt.RoundTrip(req); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"iter"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -25,7 +26,7 @@ const filterNote = " Filters are applied by the provider while it pages through 
 
 func maxItemsAttribute() dschema.Int64Attribute {
 	return dschema.Int64Attribute{
-		MarkdownDescription: "Stop once this many matching items are found, without reading further pages. Default: no limit, every page is read.",
+		MarkdownDescription: fmt.Sprintf("Stop once this many matching items are found, without reading further pages. Default: no limit, every page is read, up to %d pages of %d: a list that has not ended by then, or a page that brings only items already read, is taken as a broken service and reading stops with an error.", client.DefaultMaxPages, client.MaxPageSize),
 		Optional:            true,
 		Validators:          []validator.Int64{int64validator.AtLeast(1)},
 	}

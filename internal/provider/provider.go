@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -39,11 +40,21 @@ var _ provider.Provider = (*mobileplanProvider)(nil)
 
 type mobileplanProvider struct {
 	version string
+	// lifetime ends every API call when it is done: the process's, in the
+	// provider binary. Terraform's own cancellation arrives with each
+	// request's context.
+	lifetime context.Context
 }
 
 // New returns a constructor of the provider, as providerserver wants it.
 func New(version string) func() provider.Provider {
-	return func() provider.Provider { return &mobileplanProvider{version: version} }
+	return NewWithLifetime(context.Background(), version)
+}
+
+// NewWithLifetime is New for a provider whose API calls all end when
+// lifetime does.
+func NewWithLifetime(lifetime context.Context, version string) func() provider.Provider {
+	return func() provider.Provider { return &mobileplanProvider{version: version, lifetime: lifetime} }
 }
 
 type providerModel struct {
@@ -113,6 +124,10 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	if token == "" {
 		resp.Diagnostics.AddAttributeError(path.Root("api_token"), "Missing api_token", "The provider needs an access token. "+diagnostics.TokenHelp)
+	} else if err := client.CheckToken(token); err != nil {
+		// Caught here, it is one clear error instead of five retries
+		// reported as a network failure. The message never shows the token.
+		resp.Diagnostics.AddAttributeError(path.Root("api_token"), "Invalid api_token", capitalize(err.Error())+". "+tokenTrimHelp)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -137,6 +152,7 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		UserAgent:      fmt.Sprintf("terraform-provider-mobileplan/%s (+https://registry.terraform.io/providers/mobileplan/mobileplan) Terraform/%s", p.version, req.TerraformVersion),
 		MaxRetries:     retries,
 		RequestTimeout: timeout,
+		Lifetime:       p.lifetime,
 	})
 	if err != nil {
 		resp.Diagnostics.AddError("Could not configure the mobileplan client", err.Error())
@@ -145,6 +161,16 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": timeout.String()})
 	resp.DataSourceData = c
 	resp.ResourceData = c
+}
+
+const tokenTrimHelp = "Remove the character: read a token file with trimspace(file(\"token.txt\")) in the configuration, or with " +
+	"export " + EnvAPIToken + "=\"$(tr -d '\\r\\n' < token.txt)\" in the shell."
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func valueOrEnv(v types.String, env string) string {

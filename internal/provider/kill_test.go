@@ -1,0 +1,222 @@
+package provider
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+)
+
+// When Terraform goes away mid-apply, killed or interrupted, the provider
+// sends nothing more and exits within a few seconds (issue 10, point 5).
+
+// slowCreates fronts an emulator: the first attempt of every create is
+// answered 429 with a Retry-After, so the provider holds retries it has not
+// sent yet; a retry is processed after a delay. It records when each create
+// attempt arrived.
+type slowCreates struct {
+	emu        *emulator.Emulator
+	retryAfter time.Duration
+	latency    time.Duration
+
+	mu       sync.Mutex
+	arrivals []time.Time
+	refused  int
+}
+
+func (s *slowCreates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		s.emu.ServeHTTP(w, r)
+		return
+	}
+	s.mu.Lock()
+	s.arrivals = append(s.arrivals, time.Now())
+	first := s.refused < 10
+	if first {
+		s.refused++
+	}
+	s.mu.Unlock()
+	if first {
+		w.Header().Set("Retry-After", strconv.Itoa(int(s.retryAfter.Seconds())))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte(`{"code":"rateLimited","message":"slow down","docsUrl":null}`))
+		return
+	}
+	time.Sleep(s.latency) // a slow service finishes what it received
+	s.emu.ServeHTTP(w, r)
+}
+
+func (s *slowCreates) counts(after time.Time) (total, late, refused int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, at := range s.arrivals {
+		if at.After(after) {
+			late++
+		}
+	}
+	return len(s.arrivals), late, s.refused
+}
+
+func terraformPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
+		return p
+	}
+	p, err := exec.LookPath("terraform")
+	if err != nil {
+		t.Skip("terraform is not on PATH and TF_ACC_TERRAFORM_PATH is not set")
+	}
+	return p
+}
+
+// providerChildren lists the live provider processes whose parent is pid.
+func providerChildren(t *testing.T, pid int, binary string) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ppid, state := procStat(child); ppid == pid && state != "Z" {
+			if exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); exe == binary {
+				out = append(out, child)
+			}
+		}
+	}
+	return out
+}
+
+// procStat returns a process's parent id and state; 0 and "" once it is gone.
+func procStat(pid int) (ppid int, state string) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, ""
+	}
+	// pid (comm) state ppid ...; comm may hold spaces, so cut at the last ')'.
+	fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(fields) < 2 {
+		return 0, ""
+	}
+	ppid, _ = strconv.Atoi(fields[1])
+	return ppid, fields[0]
+}
+
+func alive(pids []int) []int {
+	var out []int
+	for _, pid := range pids {
+		if _, state := procStat(pid); state != "" && state != "Z" {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func TestCLI_terraformGoneMidApplyStopsProvider(t *testing.T) {
+	skipUnlessAcceptance(t)
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the provider process through /proc")
+	}
+	for name, sig := range map[string]os.Signal{"killed": syscall.SIGKILL, "interrupted": os.Interrupt} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			terraformGoneMidApply(t, sig)
+		})
+	}
+}
+
+func terraformGoneMidApply(t *testing.T, sig os.Signal) {
+	emu, err := emulator.New(emulator.Options{Token: emulatortest.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := &slowCreates{emu: emu, retryAfter: 4 * time.Second, latency: 2 * time.Second}
+	ts := httptest.NewServer(front)
+	t.Cleanup(func() { ts.Close(); emu.Close() })
+	srv := &emulatortest.Server{Emulator: emu, URL: ts.URL, Token: emulatortest.Token}
+
+	tf := newTerraformCLI(t)
+	tf.write("main.tf", cliProvider(srv)+`
+resource "mobileplan_subscription" "fleet" {
+  count   = 10
+  plan_id = "plan_001"
+}
+`)
+	binary := filepath.Join(providerBinaryDir(t), "terraform-provider-mobileplan")
+	cmd := exec.Command(terraformPath(t), "apply", "-auto-approve", "-input=false", "-no-color")
+	cmd.Dir = tf.dir
+	cmd.Env = tf.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
+
+	// Wait until all ten creates were refused once: the provider now holds
+	// ten retries it has not sent.
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		if _, _, refused := front.counts(time.Time{}); refused == 10 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the creates never started:\n%s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	providers := providerChildren(t, cmd.Process.Pid, binary)
+	if len(providers) == 0 {
+		t.Fatalf("no provider process under terraform %d", cmd.Process.Pid)
+	}
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	signalled := time.Now()
+
+	// The provider must be gone within a few seconds, before the
+	// Retry-After of the refused creates has passed.
+	for len(alive(providers)) > 0 && time.Since(signalled) < 10*time.Second {
+		time.Sleep(50 * time.Millisecond)
+	}
+	gone := time.Since(signalled)
+	if left := alive(providers); len(left) > 0 {
+		t.Errorf("provider process(es) %v still running %s after terraform was %v", left, gone.Round(time.Millisecond), sig)
+	} else if gone > 3*time.Second {
+		t.Errorf("the provider took %s to exit after terraform was %v; want at most 3s", gone.Round(time.Millisecond), sig)
+	} else {
+		t.Logf("provider gone %s after terraform was %v", gone.Round(time.Millisecond), sig)
+	}
+
+	// Wait past the Retry-After: a retry the provider still held would
+	// arrive now. A request already on its way at the signal may land a
+	// moment later, hence the margin.
+	time.Sleep(front.retryAfter + time.Second)
+	total, late, _ := front.counts(signalled.Add(200 * time.Millisecond))
+	if late > 0 {
+		t.Errorf("%d of %d create attempts reached the service after terraform was %v", late, total, sig)
+	}
+	<-exited
+	if t.Failed() {
+		t.Logf("terraform output:\n%s", out.String())
+	}
+}

@@ -1,0 +1,236 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+)
+
+// Configuration a hostile environment produces (issue 10).
+
+// configureDirectly validates and configures the provider through its
+// protocol server, as Terraform does, with the given string settings, and
+// returns every diagnostic of both calls.
+func configureDirectly(t *testing.T, settings map[string]string) []*tfprotov6.Diagnostic {
+	t.Helper()
+	ctx := t.Context()
+	server, err := providerserver.NewProtocol6WithError(New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := schema.Provider.ValueType().(tftypes.Object)
+	values := map[string]tftypes.Value{}
+	for name, attrType := range typ.AttributeTypes {
+		values[name] = tftypes.NewValue(attrType, nil)
+		if v, ok := settings[name]; ok {
+			values[name] = tftypes.NewValue(tftypes.String, v)
+		}
+	}
+	config, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, values))
+	if err != nil {
+		t.Fatal(err)
+	}
+	validated, err := server.ValidateProviderConfig(ctx, &tfprotov6.ValidateProviderConfigRequest{Config: &config})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diags := validated.Diagnostics
+	configured, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &config, TerraformVersion: "1.11.4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(diags, configured.Diagnostics...)
+}
+
+func diagText(diags []*tfprotov6.Diagnostic) string {
+	var b strings.Builder
+	for _, d := range diags {
+		fmt.Fprintf(&b, "[%v] %s: %s (at %v)\n", d.Severity, d.Summary, d.Detail, d.Attribute)
+	}
+	return b.String()
+}
+
+func TestConfigure_tokenWithControlCharacterRefused(t *testing.T) {
+	t.Parallel()
+	const secret = "tok_fresh_from_a_file_31337"
+	for name, tc := range map[string]struct{ token, want string }{
+		"trailing newline":    {secret + "\n", "a line feed (U+000A), at character 28 of 28"},
+		"windows line ending": {secret + "\r\n", "a carriage return (U+000D), at character 28 of 29"},
+		"tab inside":          {"tok\tfresh_from_a_file_31337", "a tab (U+0009)"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			diags := configureDirectly(t, map[string]string{"base_url": "https://api.example.com", "api_token": tc.token})
+			text := diagText(diags)
+			if len(diags) != 1 || diags[0].Severity != tfprotov6.DiagnosticSeverityError ||
+				diags[0].Summary != "Invalid api_token" || !diags[0].Attribute.Equal(tftypes.NewAttributePath().WithAttributeName("api_token")) {
+				t.Fatalf("want one error on api_token, got:\n%s", text)
+			}
+			for _, want := range []string{"control character", tc.want, "$(cat token.txt)", "trimspace"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("diagnostic lacks %q:\n%s", want, text)
+				}
+			}
+			if strings.Contains(text, "fresh_from_a_file") {
+				t.Errorf("diagnostic shows the token:\n%s", text)
+			}
+		})
+	}
+}
+
+// The environment variables are checked by Configure alone (no t.Parallel:
+// t.Setenv).
+func TestConfigure_environmentRefusedWithoutEcho(t *testing.T) {
+	t.Setenv(EnvAPIToken, "tok_from_env_424242\n")
+	t.Setenv(EnvBaseURL, "https://api.example.com")
+	text := diagText(configureDirectly(t, nil))
+	if !strings.Contains(text, "Invalid api_token") || !strings.Contains(text, "line feed") || !strings.Contains(text, "MOBILEPLAN_API_TOKEN") {
+		t.Errorf("want an api_token error naming the line feed and the variable:\n%s", text)
+	}
+	if strings.Contains(text, "424242") {
+		t.Errorf("diagnostic shows the token:\n%s", text)
+	}
+
+	t.Setenv(EnvAPIToken, "t")
+	for _, raw := range []string{"https://user:pa55word@api.example.com:badport", "https://user:pa55word@api.example.com"} {
+		t.Setenv(EnvBaseURL, raw)
+		text := diagText(configureDirectly(t, nil))
+		if !strings.Contains(text, "Invalid base_url") || strings.Contains(text, "pa55") {
+			t.Errorf("want an Invalid base_url error without the password:\n%s", text)
+		}
+	}
+}
+
+func TestConfigure_baseURLCredentialsNeverEchoed(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{
+		"https://user:pa55word@api.example.com",
+		"https://user:pa55word@api.example.com:badport",
+		"https://user:pa55word@api.example.com/%zz",
+		"https://user:pa55 word@api.example.com",
+		"https://user:pa55word@[::1",
+		"user:pa55word@api.example.com",
+		"http://user:pa55word@10.0.0.1",
+		"https://user:pa55word@api.example.com/base?x=1",
+	} {
+		t.Run(raw, func(t *testing.T) {
+			t.Parallel()
+			diags := configureDirectly(t, map[string]string{"base_url": raw, "api_token": "t"})
+			text := diagText(diags)
+			if !strings.Contains(text, "Invalid base_url") {
+				t.Errorf("want an Invalid base_url error:\n%s", text)
+			}
+			if strings.Contains(text, "pa55") {
+				t.Errorf("diagnostic shows the password:\n%s", text)
+			}
+		})
+	}
+}
+
+// endlessPlans serves the emulator, except that every page of plans is the
+// first one, with a fresh cursor: a list that never ends.
+func endlessPlans(t *testing.T) (*emulatortest.Server, *atomic.Int64) {
+	t.Helper()
+	emu, err := emulator.New(emulator.Options{Token: emulatortest.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/plans" || pages.Load() > 1000 {
+			emu.ServeHTTP(w, r)
+			return
+		}
+		n := pages.Add(1)
+		q := r.URL.Query()
+		q.Del("page")
+		r.URL.RawQuery = q.Encode()
+		rec := httptest.NewRecorder()
+		emu.ServeHTTP(rec, r)
+		var body map[string]json.RawMessage
+		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		body["nextPage"], _ = json.Marshal(fmt.Sprintf("fresh-cursor-%d", n))
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(body)
+	}))
+	t.Cleanup(func() { ts.Close(); emu.Close() })
+	return &emulatortest.Server{Emulator: emu, URL: ts.URL, Token: emulatortest.Token}, &pages
+}
+
+func TestAccDataSource_endlessListStops(t *testing.T) {
+	t.Parallel()
+	srv, pages := endlessPlans(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: withProvider(srv, `data "mobileplan_plans" "all" {}`),
+			ExpectError: errorPattern("Error: Could not list plans", "with data.mobileplan_plans.all",
+				"Listing stopped at page 2, after 25 items had been read", "only items already read"),
+		}},
+	})
+	if n := pages.Load(); n != 2 {
+		t.Errorf("the data source read %d pages, want 2", n)
+	}
+}
+
+// A redirect to another origin is an error naming where it pointed, and the
+// token never goes there.
+func TestAccSecurity_redirectToAnotherOriginRefused(t *testing.T) {
+	t.Parallel()
+	var elsewhere, sawToken atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		if r.Header.Get("Authorization") != "" {
+			sawToken.Add(1)
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(other.Close)
+	otherHost := strings.TrimPrefix(other.URL, "http://")
+	target := "http://localhost:" + otherHost[strings.LastIndex(otherHost, ":")+1:]
+	base := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(base.Close)
+	srv := &emulatortest.Server{URL: base.URL, Token: emulatortest.Token}
+	t.Cleanup(func() { // runs when resource.Test fails too
+		if n := elsewhere.Load(); n != 0 {
+			t.Errorf("the other origin got %d requests (%d with a token)", n, sawToken.Load())
+		}
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: withProvider(srv, `data "mobileplan_plans" "all" {}`),
+			ExpectError: errorPattern("Could not list plans", "list plans (GET /v1/plans): the service answered HTTP 307, a redirect to "+target,
+				"another origin than the base URL's", "set base_url to its new address"),
+		}},
+	})
+}
+
+// Redacting is for display only: an '@' in the path is not a credential.
+func TestConfigure_atSignInPathAccepted(t *testing.T) {
+	t.Parallel()
+	if text := diagText(configureDirectly(t, map[string]string{"base_url": "https://api.example.com/@team", "api_token": "t"})); text != "" {
+		t.Errorf("want no diagnostics:\n%s", text)
+	}
+}
