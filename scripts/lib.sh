@@ -29,6 +29,7 @@ start_emulator() {
   log="$work/emulator.$emulator_starts.log"
   emulator_log=$log
   token="demo-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+  : >"$out" # exists before the emulator starts, so reading it cannot fail
   "$work/mobileplan-emulator" -listen 127.0.0.1:0 -token "$token" "$@" >"$out" 2>"$log" &
   emulator_pid=$!
   base_url=""
@@ -49,3 +50,7 @@ need() {
   for c in "$@"; do command -v "$c" >/dev/null 2>&1 || missing+=("$c"); done
   [ ${#missing[@]} -eq 0 ] || { echo "$(basename "$0") needs: ${missing[*]} (not found on PATH)" >&2; exit 1; }
 }
+
+# changelog_version: the version at the top of CHANGELOG.md, which make
+# install builds too.
+changelog_version() { sed -n 's/^## \([0-9][0-9.]*[^ ]*\).*/\1/p' CHANGELOG.md | head -1; }
