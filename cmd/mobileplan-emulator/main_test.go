@@ -47,7 +47,8 @@ func TestLogRequests_oneLinePerRequest(t *testing.T) {
 // let it, or the fault turns into an ordinary answer.
 func TestLogRequests_hijackPassesThrough(t *testing.T) {
 	var buf bytes.Buffer
-	srv := httptest.NewServer(logRequests(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	logged := make(chan struct{})
+	h := logRequests(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		hj, ok := w.(http.Hijacker)
 		if !ok {
 			t.Error("the wrapper hides http.Hijacker")
@@ -59,12 +60,16 @@ func TestLogRequests_hijackPassesThrough(t *testing.T) {
 			return
 		}
 		conn.Close()
-	}), log.New(&buf, "", 0)))
+	}), log.New(&buf, "", 0))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		close(logged) // the server does not wait for hijacked connections' handlers
+	}))
 	defer srv.Close()
 	if _, err := http.Get(srv.URL + "/v1/plans"); err == nil {
 		t.Error("the connection was not dropped")
 	}
-	srv.Close()
+	<-logged
 	if !regexp.MustCompile(`^GET /v1/plans dropped \S+\n$`).MatchString(buf.String()) {
 		t.Errorf("log %q, want the dropped request", buf.String())
 	}
