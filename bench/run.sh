@@ -2,18 +2,21 @@
 # make bench, Terraform level: what the provider costs next to Terraform's
 # own floor (terraform_data), list reads against ceil(N/25) requests, peak
 # memory reading 10,000 eSIMs, start-up to a served schema, and a CPU
-# profile of a 500-resource refresh. Writes bench/RESULTS.md.
+# profile of a 500-resource refresh. Prints the results; writes them to
+# bench/RESULTS.md only when asked (make bench-results, or BENCH_OUT=FILE).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
 work=$(mktemp -d "${TMPDIR:-/tmp}/mobileplan-bench.XXXXXX")
 . scripts/lib.sh
+need go terraform awk free nproc
+[ -x /usr/bin/time ] || { echo "bench/run.sh needs GNU time at /usr/bin/time (Debian package: time) to measure peak memory" >&2; exit 1; }
 cleanup() { stop_emulator; rm -rf "$work"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 sizes=${BENCH_SIZES:-"200 500"}
 list_size=${BENCH_LIST_SIZE:-10000}
-out=${BENCH_OUT:-bench/RESULTS.md}
+out=${BENCH_OUT:-$work/RESULTS.md}
 
 step "Building"
 build_binaries
@@ -36,7 +39,8 @@ seconds() {
   awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-requests() { curl -s "$base_url/_emulator/stats" | python3 -c "import json,sys; print(json.load(sys.stdin)['requests'].get('$1', 0))"; }
+# requests METHOD PATH: how many the emulator logged for exactly that path.
+requests() { grep -c " $1 $2 [0-9]" "$emulator_log" || true; }
 
 provider_hcl='terraform {
   required_providers {
@@ -74,13 +78,13 @@ done
 
 step "Reading $list_size eSIMs through terraform plan"
 stop_emulator
-start_emulator -esims "$list_size" -quiet
+start_emulator -esims "$list_size" # not -quiet: its request log is counted
 export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token" TF_CLI_CONFIG_FILE="$work/rssbin.tfrc"
 mkdir -p "$work/list"
 printf '%s\ndata "mobileplan_esims" "all" {}\noutput "n" { value = length(data.mobileplan_esims.all.iccids) }\n' "$provider_hcl" >"$work/list/main.tf"
 : >"$work/rss.txt"
 list_time=$(seconds terraform -chdir="$work/list" plan -input=false)
-list_requests=$(requests "GET /v1/esims")
+list_requests=$(requests GET /v1/esims)
 list_expected=$(( (list_size + 24) / 25 ))
 peak_kib=$(sort -n "$work/rss.txt" | tail -1)
 peak_mb=$(awk -v k="${peak_kib:-0}" 'BEGIN { printf "%.1f", k / 1024 }')
@@ -94,7 +98,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
 {
   echo "# Benchmark results"
   echo
-  echo "Made by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d): $(nproc) cores ($cpu), $(free -g | awk '/Mem:/ {print $2}') GiB,"
+  echo "Made by \`make bench-results\` (bench/run.sh) on $(date -u +%Y-%m-%d): $(nproc) cores ($cpu), $(free -g | awk '/Mem:/ {print $2}') GiB,"
   echo "$(terraform version | head -1), $(go version | cut -d' ' -f3). One run; wall times in seconds."
   echo
   echo "## Terraform's floor against mobileplan_subscription"
@@ -127,5 +131,6 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   echo '```'
   [ -f bench/ANALYSIS.md ] && { echo; cat bench/ANALYSIS.md; }
 } >"$out"
-step "Results ($out)"
+step "Results"
 cat "$out"
+[ -n "${BENCH_OUT:-}" ] && echo "(written to $out)" || echo "(not saved: make bench-results writes them to bench/RESULTS.md)"

@@ -1,6 +1,7 @@
 # Shared by the demo and the mirror check: build the binaries, start an
 # emulator on a free loopback port, and stop it on exit, failure or Ctrl-C.
-# Callers set: work (a temp dir). After start_emulator: base_url, token.
+# Callers set: work (a temp dir). After start_emulator: base_url, token,
+# emulator_log (its stderr: one line per request unless -quiet).
 
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 
@@ -19,17 +20,37 @@ stop_emulator() {
 }
 
 # start_emulator [FLAG...]: extra flags go to the emulator (-state, -esims, ...).
+# Each start writes to files of its own, so an earlier emulator's address
+# can never be read back, and a process that died is noticed at once.
+emulator_starts=0
 start_emulator() {
+  emulator_starts=$((emulator_starts + 1))
+  local out="$work/emulator.$emulator_starts.out" log
+  log="$work/emulator.$emulator_starts.log"
+  emulator_log=$log
   token="demo-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
-  "$work/mobileplan-emulator" -listen 127.0.0.1:0 -token "$token" "$@" \
-    >"$work/emulator.out" 2>"$work/emulator.log" &
+  : >"$out" # exists before the emulator starts, so reading it cannot fail
+  "$work/mobileplan-emulator" -listen 127.0.0.1:0 -token "$token" "$@" >"$out" 2>"$log" &
   emulator_pid=$!
   base_url=""
   for _ in $(seq 1 100); do
-    base_url=$(sed -n 's/^MOBILEPLAN_BASE_URL=//p' "$work/emulator.out")
+    base_url=$(sed -n 's/^MOBILEPLAN_BASE_URL=//p' "$out")
     [ -n "$base_url" ] && break
-    kill -0 "$emulator_pid" 2>/dev/null || { cat "$work/emulator.log" >&2; echo "the emulator did not start" >&2; return 1; }
+    kill -0 "$emulator_pid" 2>/dev/null || { cat "$log" >&2; echo "the emulator did not start" >&2; return 1; }
     sleep 0.1
   done
-  [ -n "$base_url" ] || { echo "the emulator did not print its address" >&2; return 1; }
+  [ -n "$base_url" ] || { cat "$log" >&2; echo "the emulator did not print its address within 10 s" >&2; return 1; }
+  kill -0 "$emulator_pid" 2>/dev/null || { cat "$log" >&2; echo "the emulator exited after printing its address" >&2; return 1; }
 }
+
+# need CMD...: stop with a clear message when a command the script uses is
+# missing.
+need() {
+  local missing=()
+  for c in "$@"; do command -v "$c" >/dev/null 2>&1 || missing+=("$c"); done
+  [ ${#missing[@]} -eq 0 ] || { echo "$(basename "$0") needs: ${missing[*]} (not found on PATH)" >&2; exit 1; }
+}
+
+# changelog_version: the version at the top of CHANGELOG.md, which make
+# install builds too.
+changelog_version() { sed -n 's/^## \([0-9][0-9.]*[^ ]*\).*/\1/p' CHANGELOG.md | head -1; }

@@ -11,7 +11,7 @@ cleanup() { stop_emulator; rm -rf "$work"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-version=0.1.0
+version=$(changelog_version)
 platform="$(go env GOOS)_$(go env GOARCH)"
 mirror="$work/mirror/registry.terraform.io/mobileplan/mobileplan/$version/$platform"
 

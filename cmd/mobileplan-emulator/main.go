@@ -36,8 +36,11 @@ func run(args []string) error {
 	state := fs.String("state", "", "file that keeps all state across restarts (written atomically after every change)")
 	webhookURL := fs.String("webhook-url", "", "URL that receives webhook events")
 	webhookSecret := fs.String("webhook-secret", "", "signing secret for the service-signature header of webhook calls")
-	quiet := fs.Bool("quiet", false, "log nothing but errors")
+	quiet := fs.Bool("quiet", false, "log only errors, not one line per request")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil // -h asked for the usage text, which was printed
+		}
 		return err
 	}
 	if *token == "" {
@@ -87,7 +90,11 @@ func run(args []string) error {
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		logger.Printf("warning: listening on %s, beyond loopback; control operations still answer only on loopback", tcp)
 	}
-	srv := &http.Server{Handler: emu, ReadHeaderTimeout: 10 * time.Second}
+	var handler http.Handler = emu
+	if !*quiet {
+		handler = logRequests(emu, logger)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -35,6 +35,9 @@ func DefaultDataset(plans, esims int) Dataset {
 	ds := Dataset{Plans: make([]Plan, 0, plans), Esims: make([]Esim, 0, esims)}
 	dataChoices := []int64{1024, 3072, 5120, 10240, 20480}
 	dayChoices := []int64{7, 15, 30, 30, 90}
+	// The properties in a name repeat every 20 plans; a name already taken
+	// gets "#2", "#3", ... so that a name picks one plan.
+	nameUses := map[string]int{}
 	for i := 0; i < plans; i++ {
 		n := i + 1
 		p := Plan{
@@ -66,6 +69,10 @@ func DefaultDataset(plans, esims int) Dataset {
 			p.Name += " (addon)"
 		case p.Archived:
 			p.Name += " (archived)"
+		}
+		nameUses[p.Name]++
+		if uses := nameUses[p.Name]; uses > 1 {
+			p.Name += fmt.Sprintf(" #%d", uses)
 		}
 		ds.Plans = append(ds.Plans, p)
 	}

@@ -30,7 +30,7 @@ var (
 func providerBinaryDir(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "mobileplan-provider-bin")
+		buildDir, buildErr = os.MkdirTemp("", "mobileplan-provider-bin") // removed by TestMain
 		if buildErr != nil {
 			return
 		}

@@ -86,7 +86,7 @@ func dataSourceComputedAttributes(descs map[string]attrDesc) map[string]dschema.
 func subscriptionDataSourceAttributes(idRequired bool) map[string]dschema.Attribute {
 	id := dschema.StringAttribute{MarkdownDescription: descID, Computed: true}
 	if idRequired {
-		id = dschema.StringAttribute{MarkdownDescription: "Id of the subscription to read.", Required: true}
+		id = dschema.StringAttribute{MarkdownDescription: "Id of the subscription to read.", Required: true, Validators: notEmpty()}
 	}
 	return map[string]dschema.Attribute{
 		"id":           id,

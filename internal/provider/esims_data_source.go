@@ -47,7 +47,7 @@ func newEsimModel(e client.Esim) (esimModel, diag.Diagnostics) {
 func esimAttributes(iccidRequired bool) map[string]dschema.Attribute {
 	iccid := dschema.StringAttribute{MarkdownDescription: "ICCID of the eSIM.", Computed: true}
 	if iccidRequired {
-		iccid = dschema.StringAttribute{MarkdownDescription: "ICCID of the eSIM to read.", Required: true}
+		iccid = dschema.StringAttribute{MarkdownDescription: "ICCID of the eSIM to read.", Required: true, Validators: notEmpty()}
 	}
 	return map[string]dschema.Attribute{
 		"iccid":           iccid,
@@ -76,7 +76,7 @@ func (d *esimsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 	resp.Schema = dschema.Schema{
 		MarkdownDescription: "Every eSIM of the account's inventory, in the service's order, optionally filtered — for example the free ones, to check there are enough before a rollout." + filterNote,
 		Attributes: map[string]dschema.Attribute{
-			"label": dschema.StringAttribute{MarkdownDescription: "Keep only eSIMs with this compatibility label.", Optional: true},
+			"label": dschema.StringAttribute{MarkdownDescription: "Keep only eSIMs with this compatibility label.", Optional: true, Validators: notEmpty()},
 			"smdp_state": dschema.StringAttribute{
 				MarkdownDescription: "Keep only eSIMs in this SM-DP+ state, an uppercase word such as `AVAILABLE`, `INSTALLED` or `RELEASED`.",
 				Optional:            true,

@@ -58,7 +58,7 @@ func newPlanModel(p client.Plan) (planModel, diag.Diagnostics) {
 func planAttributes(idRequired bool) map[string]dschema.Attribute {
 	id := dschema.StringAttribute{MarkdownDescription: "Plan id.", Computed: true}
 	if idRequired {
-		id = dschema.StringAttribute{MarkdownDescription: "Id of the plan to read.", Required: true}
+		id = dschema.StringAttribute{MarkdownDescription: "Id of the plan to read.", Required: true, Validators: notEmpty()}
 	}
 	attrs := dataSourceComputedAttributes(planDetailsDescriptions)
 	attrs["name"] = dschema.StringAttribute{MarkdownDescription: "Name of the plan.", Computed: true}
@@ -87,8 +87,8 @@ func (d *plansDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 		MarkdownDescription: "Every plan of the account, in the service's order, optionally filtered. " +
 			"The custom plans the service makes from inline `plan` blocks of `mobileplan_subscription` are plans too, and are listed like any other." + filterNote,
 		Attributes: map[string]dschema.Attribute{
-			"label":               dschema.StringAttribute{MarkdownDescription: "Keep only plans with this compatibility label.", Optional: true},
-			"coverage_profile_id": dschema.StringAttribute{MarkdownDescription: "Keep only plans with this coverage profile.", Optional: true},
+			"label":               dschema.StringAttribute{MarkdownDescription: "Keep only plans with this compatibility label.", Optional: true, Validators: notEmpty()},
+			"coverage_profile_id": dschema.StringAttribute{MarkdownDescription: "Keep only plans with this coverage profile.", Optional: true, Validators: notEmpty()},
 			"subscribable": dschema.BoolAttribute{
 				MarkdownDescription: "`true` keeps only plans a subscription can be made from (neither archived nor addon); `false` keeps only the others.",
 				Optional:            true,

@@ -182,17 +182,30 @@ func TestMain(m *testing.M) {
 	// Terraform must not look for new versions anywhere, and reads an empty
 	// CLI configuration instead of whatever the machine has.
 	os.Setenv("CHECKPOINT_DISABLE", "1")
-	dir, err := os.MkdirTemp("", "mobileplan-test-cli")
+	// Every temporary file of this run, the CLI tests' provider build
+	// included, goes under one directory that is removed at the end.
+	root, err := os.MkdirTemp("", "mobileplan-provider-test")
 	if err != nil {
 		panic(err)
 	}
-	cliConfig := filepath.Join(dir, "terraformrc")
+	os.Setenv("TMPDIR", root)
+	cliConfig := filepath.Join(root, "terraformrc")
 	if err := os.WriteFile(cliConfig, nil, 0o600); err != nil {
 		panic(err)
 	}
 	os.Setenv("TF_CLI_CONFIG_FILE", cliConfig)
 	code := m.Run()
-	os.RemoveAll(dir)
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Remove(cliConfig)
+	if left, _ := os.ReadDir(root); len(left) > 0 {
+		for _, e := range left {
+			fmt.Fprintf(os.Stderr, "left behind in the temp dir: %s\n", e.Name())
+		}
+		code = 1
+	}
+	os.RemoveAll(root)
 	os.Exit(code)
 }
 

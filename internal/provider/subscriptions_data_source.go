@@ -39,7 +39,7 @@ func (d *subscriptionsDataSource) Schema(_ context.Context, _ datasource.SchemaR
 				Optional:            true,
 				Validators:          []validator.String{stringvalidator.OneOf(client.StateReady, client.StateActive, client.StateExpired)},
 			},
-			"plan_id":   dschema.StringAttribute{MarkdownDescription: "Keep only subscriptions made from this plan.", Optional: true},
+			"plan_id":   dschema.StringAttribute{MarkdownDescription: "Keep only subscriptions made from this plan.", Optional: true, Validators: notEmpty()},
 			"max_items": maxItemsAttribute(),
 			"ids":       keysAttribute("Ids of the subscriptions found, in the same order as `subscriptions`."),
 			"subscriptions": dschema.ListNestedAttribute{
