@@ -19,7 +19,10 @@ import (
 // subscription, so that replacing or destroying one leaves it running.
 func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() {
-		return // create
+		// A create: a new subscription, or the create half of a
+		// replacement, which Terraform plans again with no prior state.
+		r.preflight.checkCreate(ctx, req.Config, &resp.Diagnostics)
+		return
 	}
 	if req.Plan.Raw.Equal(req.State.Raw) {
 		return // nothing changes: the common case of every refresh-and-plan

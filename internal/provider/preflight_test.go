@@ -1,0 +1,321 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+)
+
+// Routes the preflight reads, as the emulator counts them.
+const (
+	routePlan  = "GET /v1/plans/{id}"
+	routeEsims = "GET /v1/esims"
+	routePost  = "POST /v1/subscriptions"
+)
+
+// stock is count free eSIMs with a label ("" for none).
+type stock struct {
+	label string
+	count int
+}
+
+// inventoryDataset holds subscribable plans plan_<label> for each label
+// (plan_any has none), the default data set's archived plan_009 and addon
+// plan_006, and the eSIMs of stocks, in that order, which is also the order
+// in which the emulator gives them out.
+func inventoryDataset(stocks []stock) *emulator.Dataset {
+	base := emulator.DefaultDataset(emulator.DefaultPlans, 0)
+	ds := &emulator.Dataset{}
+	for _, p := range base.Plans {
+		if p.ID == "plan_006" || p.ID == "plan_009" {
+			ds.Plans = append(ds.Plans, p)
+		}
+	}
+	labels := []string{"europe", "americas", "asia", "global", "any"}
+	for i, l := range labels {
+		p := emulator.Plan{ID: "plan_" + l, Name: l + " 1 GB / 7 days", DataMegaBytes: 1024, PeriodDays: 7, PeriodIterations: 1, CreatedAt: 1767225600 + int64(i)}
+		if l != "any" {
+			p.Label = &labels[i]
+		}
+		ds.Plans = append(ds.Plans, p)
+	}
+	n := uint64(0)
+	for _, st := range stocks {
+		for range st.count {
+			n++
+			e := emulator.Esim{ICCID: emulator.ICCID(n), SmdpState: "AVAILABLE", CreatedAt: 1767225600}
+			if st.label != "" {
+				e.Label = &st.label
+			}
+			ds.Esims = append(ds.Esims, e)
+		}
+	}
+	return ds
+}
+
+func startInventory(t *testing.T, stocks ...stock) *emulatortest.Server {
+	t.Helper()
+	return emulatortest.Start(t, emulator.Options{Dataset: inventoryDataset(stocks)})
+}
+
+// withPreflight is withProvider with the preflight setting; "" leaves it out.
+func withPreflight(srv *emulatortest.Server, mode, body string) string {
+	setting := ""
+	if mode != "" {
+		setting = fmt.Sprintf("  preflight = %q\n", mode)
+	}
+	return fmt.Sprintf(`
+provider "mobileplan" {
+  base_url  = %q
+  api_token = %q
+%s}
+%s`, srv.URL, srv.Token, setting, body)
+}
+
+// subscriptions is a configuration of one resource per plan id, named s0, s1...
+func subscriptions(planIDs ...string) string {
+	var b strings.Builder
+	for i, id := range planIDs {
+		if id == "inline" {
+			fmt.Fprintf(&b, "resource \"mobileplan_subscription\" \"s%d\" {\n  plan = { coverage_id = \"cov-eu\", data_mbs = 100, period_days = 3 }\n}\n", i)
+			continue
+		}
+		fmt.Fprintf(&b, "resource \"mobileplan_subscription\" \"s%d\" {\n  plan_id = %q\n}\n", i, id)
+	}
+	return b.String()
+}
+
+func repeat(id string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = id
+	}
+	return out
+}
+
+// requests measures what the emulator received since the last mark.
+type requests struct {
+	t      *testing.T
+	srv    *emulatortest.Server
+	before map[string]int
+}
+
+func newRequests(t *testing.T, srv *emulatortest.Server) *requests {
+	return &requests{t: t, srv: srv, before: srv.RequestCounts()}
+}
+
+func (r *requests) mark() { r.before = r.srv.RequestCounts() }
+
+// since returns the requests per route since the last mark, without zeros.
+func (r *requests) since() map[string]int {
+	now := r.srv.RequestCounts()
+	out := map[string]int{}
+	for k, v := range now {
+		if d := v - r.before[k]; d != 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// expect fails the test unless the preflight routes and creates saw exactly
+// want since the last mark (routes left out of want must have seen none).
+func (r *requests) expect(when string, want map[string]int) {
+	r.t.Helper()
+	got := r.since()
+	for _, route := range []string{routePlan, routeEsims, routePost} {
+		if got[route] != want[route] {
+			r.t.Errorf("%s: %d × %s, want %d (all requests: %v)", when, got[route], route, want[route], got)
+		}
+	}
+}
+
+// countsCheck runs a function when Terraform has made a plan: the plan
+// checks of a test step are the only hook between its terraform commands.
+type countsCheck func()
+
+func (f countsCheck) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, _ *plancheck.CheckPlanResponse) {
+	f()
+}
+
+func TestAccPreflight_planNotSubscribable(t *testing.T) {
+	t.Parallel()
+	srv := startInventory(t, stock{"europe", 5}, stock{"", 5})
+	cases := map[string]struct {
+		planID string
+		want   *regexp.Regexp
+	}{
+		"archived": {"plan_009", errorPattern(`Error: Plan "plan_009" cannot be subscribed to`, "with mobileplan_subscription.s0", `plan_id = "plan_009"`,
+			`Plan "plan_009" (any 10 GB / 90 days (archived)) is archived.`, "would fail at apply with HTTP 412 Precondition Failed (invalidPlan)",
+			"does not exist, is archived, or is an addon plan", "mobileplan_plans data source with subscribable = true",
+			`Found at plan time by the provider's preflight check, before anything was created`, `preflight = "warn"`)},
+		"addon": {"plan_006", errorPattern(`Error: Plan "plan_006" cannot be subscribed to`, `plan_id = "plan_006"`,
+			`is an addon plan; addons attach to an existing subscription`, "subscribable = true")},
+		"unknown": {"plan_nope", errorPattern(`Error: Plan "plan_nope" cannot be subscribed to`, `plan_id = "plan_nope"`,
+			`Plan "plan_nope" does not exist in the account (GET /v1/plans/plan_nope answered HTTP 404)`, "subscribable = true")},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			reqs := newRequests(t, srv)
+			// Two resources on the same bad plan: one read, two errors.
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviders,
+				Steps: []resource.TestStep{{
+					Config:      withProvider(srv, subscriptions(tc.planID, tc.planID, "plan_europe")),
+					PlanOnly:    true,
+					ExpectError: tc.want,
+				}},
+			})
+			// The bad plan is never counted against the inventory; the
+			// good create still scans it.
+			reqs.expect("a plan with a bad plan_id", map[string]int{routePlan: 2, routeEsims: 1})
+		})
+	}
+	if n := srv.Stats().Subscriptions; n != 0 {
+		t.Errorf("the service holds %d subscriptions", n)
+	}
+}
+
+func TestAccPreflight_labelShortfall(t *testing.T) {
+	t.Parallel()
+	srv := startInventory(t, stock{"europe", 3}, stock{"americas", 10}, stock{"", 10})
+	reqs := newRequests(t, srv)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config:   withProvider(srv, subscriptions(append(repeat("plan_europe", 4), "plan_americas")...)),
+			PlanOnly: true,
+			ExpectError: errorPattern(`Error: Not enough free eSIMs with label "europe"`, `plan_id = "plan_europe"`,
+				`This plan creates at least 4 subscriptions whose plan has the label "europe"`, "The account has 3 such eSIMs free",
+				"Applying would create 3 of them and then fail with HTTP 412 Precondition Failed (outOfInventory), leaving the rollout half done",
+				`Add at least 1 eSIMs with label "europe" to the account's inventory, or choose a plan with another label`),
+		}},
+	})
+	reqs.expect("one plan", map[string]int{routePlan: 2, routeEsims: 1}) // 23 eSIMs: one page
+}
+
+// Plans without a label take any free eSIM, labelled ones included, but
+// only what the labelled creates leave.
+func TestAccPreflight_unlabelledTakeWhatIsLeft(t *testing.T) {
+	t.Parallel()
+	// The emulator gives an unlabelled plan the first free eSIM of this
+	// order: the asia ones, which no labelled create here needs.
+	srv := startInventory(t, stock{"asia", 3}, stock{"", 1}, stock{"europe", 2}, stock{"americas", 1})
+	reqs := newRequests(t, srv)
+	fitsIDs := []string{"plan_europe", "plan_europe", "plan_americas", "plan_any", "inline", "plan_any", "inline"} // 3 labelled + 4 unlabelled = 7 free
+	fits := subscriptions(fitsIDs...)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: reqs.mark,
+				Config:    withProvider(srv, fits),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{countsCheck(func() {
+						reqs.expect("plan of 7 creates", map[string]int{routePlan: 3, routeEsims: 1})
+						reqs.mark()
+					})},
+					PostApplyPreRefresh: []plancheck.PlanCheck{countsCheck(func() {
+						// Terraform plans each create again during apply,
+						// with a new provider instance: the checks run once
+						// more, at the same cost. The plan after apply
+						// creates nothing and costs nothing.
+						reqs.expect("apply of 7 creates and a plan of none", map[string]int{routePlan: 3, routeEsims: 1, routePost: 7})
+					})},
+				},
+			},
+			{
+				Config:   withProvider(srv, subscriptions(append(fitsIDs, "inline")...)),
+				PlanOnly: true,
+				ExpectError: errorPattern(`Error: Not enough free eSIMs`, `with mobileplan_subscription.s7`,
+					"This plan creates at least 1 subscriptions, 1 of them on plans without a label (inline plans have none), which take any free eSIM",
+					"The account has 0 free eSIMs in all", "Add at least 1 eSIMs to the account's inventory (any label)"),
+			},
+		},
+	})
+	if n := srv.Stats().FreeEsims; n != 0 {
+		t.Errorf("%d eSIMs left free, want 0", n)
+	}
+}
+
+// A plan that creates nothing reads nothing for the preflight.
+func TestAccPreflight_noCreatesCostNothing(t *testing.T) {
+	t.Parallel()
+	srv := startInventory(t, stock{"europe", 2})
+	reqs := newRequests(t, srv)
+	config := withProvider(srv, subscriptions("plan_europe"))
+	noPreflightReads := countsCheck(func() {
+		reqs.expect("a plan without creates", map[string]int{})
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: reqs.mark,
+				Config:    config,
+				PlanOnly:  true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPreRefresh:  []plancheck.PlanCheck{noPreflightReads},
+					PostApplyPostRefresh: []plancheck.PlanCheck{noPreflightReads},
+				},
+			},
+			{
+				// Destroying creates nothing either.
+				PreConfig: reqs.mark,
+				Config:    config,
+				Destroy:   true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{noPreflightReads},
+				},
+			},
+		},
+	})
+}
+
+// Replacing a subscription takes another eSIM, so it is counted as a create.
+func TestAccPreflight_replacementIsACreate(t *testing.T) {
+	t.Parallel()
+	srv := startInventory(t, stock{"europe", 1})
+	reqs := newRequests(t, srv)
+	americas := "americas"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: withProvider(srv, `resource "mobileplan_subscription" "test" { plan_id = "plan_europe" }`)},
+			{
+				// The only eSIM stays with the subscription being replaced:
+				// the service cannot delete it.
+				PreConfig: reqs.mark,
+				Config:    withProvider(srv, `resource "mobileplan_subscription" "test" { plan_id = "plan_any" }`),
+				PlanOnly:  true,
+				ExpectError: errorPattern(`Error: Not enough free eSIMs`, `plan_id = "plan_any"`,
+					"This plan creates at least 1 subscriptions, 1 of them on plans without a label", "The account has 0 free eSIMs in all",
+					"Applying would fail for each of them", "Add at least 1 eSIMs"),
+			},
+			{
+				PreConfig: func() {
+					reqs.expect("the replacement's plan", map[string]int{routePlan: 1, routeEsims: 1})
+					if _, err := srv.AddEsims(1, &americas); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: withProvider(srv, `resource "mobileplan_subscription" "test" { plan_id = "plan_any" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(subAddr, plancheck.ResourceActionDestroyBeforeCreate)},
+				},
+			},
+		},
+	})
+	if n := srv.Stats().Subscriptions; n != 2 {
+		t.Errorf("the service holds %d subscriptions, want 2", n)
+	}
+}
