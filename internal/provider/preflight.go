@@ -141,10 +141,11 @@ func (p *preflight) subscribablePlan(ctx context.Context, id string, at path.Pat
 	return lookup.plan, true
 }
 
-// reserve counts one create against the free inventory. The create whose
-// count no longer fits gets the finding, with the counts so far: per label,
-// the creates needing it must fit in its free eSIMs, and all creates must
-// fit in all free eSIMs, since a plan without a label takes any of them.
+// reserve counts one create against the free inventory. Each create that
+// no longer fits gets the finding, with the counts so far: per label, the
+// creates needing it must fit in its free eSIMs, and all creates must fit
+// in all free eSIMs, since a plan without a label takes any of them. The
+// highest count reported is the run's total.
 func (p *preflight) reserve(ctx context.Context, label *string, at path.Path, diags *diag.Diagnostics) {
 	inv, scannedHere := p.freeInventory(ctx)
 	if inv.err != nil {
@@ -156,7 +157,6 @@ func (p *preflight) reserve(ctx context.Context, label *string, at path.Path, di
 
 	var finding *diagnostics.Finding
 	p.mu.Lock()
-	p.total++
 	if label != nil {
 		p.byLabel[*label]++
 		if need, free := p.byLabel[*label], inv.freeByLabel[*label]; need > free {
@@ -165,6 +165,11 @@ func (p *preflight) reserve(ctx context.Context, label *string, at path.Path, di
 		}
 	} else {
 		p.unlabelled++
+	}
+	if finding == nil {
+		// Only creates that fit their label count in the total: one that
+		// does not is reported once, for its label.
+		p.total++
 	}
 	if finding == nil && p.total > inv.free {
 		f := diagnostics.TotalShort(p.total, p.unlabelled, inv.free)

@@ -3,13 +3,19 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 )
@@ -318,4 +324,160 @@ func TestAccPreflight_replacementIsACreate(t *testing.T) {
 	if n := srv.Stats().Subscriptions; n != 2 {
 		t.Errorf("the service holds %d subscriptions, want 2", n)
 	}
+}
+
+// fleet is count subscriptions spread round-robin over plan ids.
+func fleet(count int, planIDs ...string) string {
+	return fmt.Sprintf(`
+locals {
+  plans = %s
+}
+
+resource "mobileplan_subscription" "fleet" {
+  count   = %d
+  plan_id = local.plans[count.index %% length(local.plans)]
+}
+`, hclList(planIDs), count)
+}
+
+func hclList(items []string) string {
+	quoted := make([]string, len(items))
+	for i, s := range items {
+		quoted[i] = fmt.Sprintf("%q", s)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}
+
+// 100 creates over five plans, planned concurrently by Terraform: one read
+// per plan, one scan, and exact counting (run with -race too).
+func TestAccPreflight_hundredConcurrentCreates(t *testing.T) {
+	t.Parallel()
+	srv := startInventory(t, stock{"", 20}, stock{"europe", 20}, stock{"americas", 20}, stock{"asia", 20}, stock{"global", 20}, stock{"africa", 10})
+	reqs := newRequests(t, srv)
+	config := withProvider(srv, fleet(100, "plan_any", "plan_europe", "plan_americas", "plan_asia", "plan_global"))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				PreConfig:          reqs.mark,
+				Config:             config,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPreRefresh: []plancheck.PlanCheck{countsCheck(func() {
+						reqs.expect("a plan of 100 creates over 5 plans and 110 eSIMs", map[string]int{routePlan: 5, routeEsims: 5})
+					})},
+				},
+			},
+			{
+				// Someone else takes one asia eSIM: exactly one asia create
+				// no longer fits.
+				PreConfig: func() {
+					createOutsideTerraform(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_asia"})
+					reqs.mark()
+				},
+				Config:   config,
+				PlanOnly: true,
+				ExpectError: errorPattern(`Error: Not enough free eSIMs with label "asia"`,
+					`This plan creates at least 20 subscriptions whose plan has the label "asia"`, "The account has 19 such eSIMs free",
+					"Applying would create 19 of them", `Add at least 1 eSIMs with label "asia"`),
+			},
+		},
+	})
+	reqs.expect("the short plan", map[string]int{routePlan: 5, routeEsims: 5})
+}
+
+// The counting itself, under 400 concurrent creates: each create that does
+// not fit gets exactly one finding, and no plan is read twice.
+func TestAccPreflight_countingUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	srv := startInventory(t, stock{"", 30}, stock{"europe", 100}, stock{"asia", 40})
+	c, err := client.New(client.Config{BaseURL: srv.URL, Token: srv.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPreflight(c, preflightError)
+	europe, asia := "europe", "asia"
+	// 120 europe (100 free: 20 short), 120 asia (40 free: 80 short) and
+	// 160 unlabelled: the 140 labelled creates that fit plus 160 is 300,
+	// 130 more than the 170 free.
+	labels := make([]*string, 0, 400)
+	for range 120 {
+		labels = append(labels, &europe, &asia)
+	}
+	for range 160 {
+		labels = append(labels, nil)
+	}
+	results := make([]diag.Diagnostics, len(labels))
+	var wg sync.WaitGroup
+	for i, l := range labels {
+		wg.Go(func() {
+			if l != nil {
+				if _, ok := p.subscribablePlan(t.Context(), "plan_"+*l, path.Root("plan_id"), &results[i]); !ok {
+					t.Errorf("plan_%s not subscribable: %v", *l, results[i])
+				}
+			}
+			p.reserve(t.Context(), l, path.Root("plan_id"), &results[i])
+		})
+	}
+	wg.Wait()
+	summaries := map[string]int{}
+	for _, d := range results {
+		for _, e := range d.Errors() {
+			summaries[e.Summary()]++
+		}
+		if len(d.Errors()) > 1 {
+			t.Errorf("one create got %d errors: %v", len(d.Errors()), d)
+		}
+	}
+	want := map[string]int{`Not enough free eSIMs with label "europe"`: 20, `Not enough free eSIMs with label "asia"`: 80, "Not enough free eSIMs": 130}
+	if !maps.Equal(summaries, want) {
+		t.Errorf("errors %v, want %v", summaries, want)
+	}
+	got := srv.RequestCounts()
+	if got[routePlan] != 2 || got[routeEsims] != ceilDiv(170, 25) {
+		t.Errorf("requests %v, want 2 plan reads and %d eSIM pages", got, ceilDiv(170, 25))
+	}
+}
+
+// off reads nothing and lets every create through to apply; warn reads and
+// reports, but does not fail the plan (its warnings are checked in
+// TestCLI_preflightShortInventoryOutput).
+func TestAccPreflight_settings(t *testing.T) {
+	t.Parallel()
+	srv := startInventory(t, stock{"europe", 1})
+	reqs := newRequests(t, srv)
+	short := subscriptions("plan_europe", "plan_europe", "plan_009", "plan_nope")
+	for mode, want := range map[string]map[string]int{
+		preflightOff:  {},
+		preflightWarn: {routePlan: 3, routeEsims: 1},
+	} {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviders,
+			Steps: []resource.TestStep{{
+				PreConfig:          reqs.mark,
+				Config:             withPreflight(srv, mode, short),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPreRefresh: []plancheck.PlanCheck{countsCheck(func() { reqs.expect("preflight = "+mode, want) })},
+				},
+			}},
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config:      withPreflight(srv, preflightError, short),
+				PlanOnly:    true,
+				ExpectError: errorPattern(`Not enough free eSIMs with label "europe"`),
+			},
+			{
+				Config:      withPreflight(srv, "maybe", short),
+				PlanOnly:    true,
+				ExpectError: errorPattern(`preflight = "maybe"`, `Attribute preflight value must be one of: ["error" "warn" "off"]`),
+			},
+		},
+	})
 }
