@@ -62,27 +62,31 @@ func planRefused(planID, fact string) Finding {
 	}
 }
 
-// LabelShort: more planned creates need an eSIM with label than are free.
-// needed counts the creates planned so far in this run, this one included.
-func LabelShort(label string, needed, free int) Finding {
+// LabelShort: this create is number rank among the planned creates whose
+// plan has label, and only free eSIMs with that label are left. Every
+// create past the free ones gets this, so their number is the shortfall:
+// nobody can know the total before Terraform has planned every resource.
+func LabelShort(label string, rank, free int) Finding {
 	return Finding{
 		Summary: fmt.Sprintf("Not enough free eSIMs with label %q", label),
-		Detail: fmt.Sprintf("This plan creates at least %d subscriptions whose plan has the label %q, and the service gives each of them an eSIM with that label. "+
-			"The account has %d such eSIMs free. %s\n\n"+
-			"Add at least %d eSIMs with label %q to the account's inventory, or choose a plan with another label for some of these subscriptions, before applying.",
-			needed, label, free, applyOutcome(free), needed-free, label),
+		Detail: fmt.Sprintf("This subscription is the %s create in this plan whose plan has the label %q, and the account has %d free eSIMs with that label; "+
+			"the service gives such a plan no other eSIM. %s Terraform shows this error for each create that does not fit.\n\n"+
+			"Add eSIMs with label %q to the account's inventory, one for each of these errors, or choose a plan with another label for some of these subscriptions, before applying.",
+			ordinal(rank), label, free, applyOutcome(free), label),
 	}
 }
 
-// TotalShort: every label fits, but the creates need more eSIMs in all than
-// are free, because plans without a label take any free eSIM.
-func TotalShort(needed, unlabelled, free int) Finding {
+// TotalShort: every label fits, but this create is number rank in all and
+// only free eSIMs are left, because plans without a label take any free
+// eSIM, labelled ones included.
+func TotalShort(rank, unlabelled, free int) Finding {
 	return Finding{
 		Summary: "Not enough free eSIMs",
-		Detail: fmt.Sprintf("This plan creates at least %d subscriptions, %d of them on plans without a label (inline plans have none), which take any free eSIM. "+
-			"The account has %d free eSIMs in all. %s\n\n"+
-			"Add at least %d eSIMs to the account's inventory (any label), or create fewer subscriptions in this run, before applying.",
-			needed, unlabelled, free, applyOutcome(free), needed-free),
+		Detail: fmt.Sprintf("This subscription is the %s create in this plan, and the account has %d free eSIMs in all. "+
+			"%d of these creates are on plans without a label (inline plans have none), which take any free eSIM, but only those the labelled creates leave. "+
+			"%s Terraform shows this error for each create that does not fit.\n\n"+
+			"Add eSIMs (any label) to the account's inventory, one for each of these errors, or create fewer subscriptions in this run, before applying.",
+			ordinal(rank), free, unlabelled, applyOutcome(free)),
 	}
 }
 
@@ -103,7 +107,23 @@ func applyOutcome(free int) string {
 	if free == 0 {
 		return "Applying would fail for each of them with HTTP 412 Precondition Failed (outOfInventory)."
 	}
-	return fmt.Sprintf("Applying would create %d of them and then fail with HTTP 412 Precondition Failed (outOfInventory), leaving the rollout half done.", free)
+	return fmt.Sprintf("Applying would create %d of them and then fail for the rest with HTTP 412 Precondition Failed (outOfInventory), leaving the rollout half done.", free)
+}
+
+// ordinal writes 1st, 2nd, 3rd, 4th, 11th, 21st...
+func ordinal(n int) string {
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
 }
 
 // ReadFailed: a read the preflight needs failed, so the check could not run.

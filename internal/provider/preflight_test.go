@@ -200,9 +200,10 @@ func TestAccPreflight_labelShortfall(t *testing.T) {
 			Config:   withProvider(srv, subscriptions(append(repeat("plan_europe", 4), "plan_americas")...)),
 			PlanOnly: true,
 			ExpectError: errorPattern(`Error: Not enough free eSIMs with label "europe"`, `plan_id = "plan_europe"`,
-				`This plan creates at least 4 subscriptions whose plan has the label "europe"`, "The account has 3 such eSIMs free",
-				"Applying would create 3 of them and then fail with HTTP 412 Precondition Failed (outOfInventory), leaving the rollout half done",
-				`Add at least 1 eSIMs with label "europe" to the account's inventory, or choose a plan with another label`),
+				`This subscription is the 4th create in this plan whose plan has the label "europe", and the account has 3 free eSIMs with that label`,
+				"Applying would create 3 of them and then fail for the rest with HTTP 412 Precondition Failed (outOfInventory), leaving the rollout half done",
+				"Terraform shows this error for each create that does not fit",
+				`Add eSIMs with label "europe" to the account's inventory, one for each of these errors, or choose a plan with another label`),
 		}},
 	})
 	reqs.expect("one plan", map[string]int{routePlan: 2, routeEsims: 1}) // 23 eSIMs: one page
@@ -242,8 +243,9 @@ func TestAccPreflight_unlabelledTakeWhatIsLeft(t *testing.T) {
 				Config:   withProvider(srv, subscriptions(append(fitsIDs, "inline")...)),
 				PlanOnly: true,
 				ExpectError: errorPattern(`Error: Not enough free eSIMs`, `with mobileplan_subscription.s7`,
-					"This plan creates at least 1 subscriptions, 1 of them on plans without a label (inline plans have none), which take any free eSIM",
-					"The account has 0 free eSIMs in all", "Add at least 1 eSIMs to the account's inventory (any label)"),
+					"This subscription is the 1st create in this plan, and the account has 0 free eSIMs in all",
+					"1 of these creates are on plans without a label (inline plans have none), which take any free eSIM",
+					"Applying would fail for each of them", "Add eSIMs (any label) to the account's inventory, one for each of these errors"),
 			},
 		},
 	})
@@ -304,8 +306,8 @@ func TestAccPreflight_replacementIsACreate(t *testing.T) {
 				Config:    withProvider(srv, `resource "mobileplan_subscription" "test" { plan_id = "plan_any" }`),
 				PlanOnly:  true,
 				ExpectError: errorPattern(`Error: Not enough free eSIMs`, `plan_id = "plan_any"`,
-					"This plan creates at least 1 subscriptions, 1 of them on plans without a label", "The account has 0 free eSIMs in all",
-					"Applying would fail for each of them", "Add at least 1 eSIMs"),
+					"This subscription is the 1st create in this plan, and the account has 0 free eSIMs in all",
+					"Applying would fail for each of them"),
 			},
 			{
 				PreConfig: func() {
@@ -379,8 +381,8 @@ func TestAccPreflight_hundredConcurrentCreates(t *testing.T) {
 				Config:   config,
 				PlanOnly: true,
 				ExpectError: errorPattern(`Error: Not enough free eSIMs with label "asia"`,
-					`This plan creates at least 20 subscriptions whose plan has the label "asia"`, "The account has 19 such eSIMs free",
-					"Applying would create 19 of them", `Add at least 1 eSIMs with label "asia"`),
+					`This subscription is the 20th create in this plan whose plan has the label "asia", and the account has 19 free eSIMs with that label`,
+					"Applying would create 19 of them", `Add eSIMs with label "asia"`),
 			},
 		},
 	})
