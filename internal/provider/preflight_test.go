@@ -2,11 +2,14 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -482,4 +485,74 @@ func TestAccPreflight_settings(t *testing.T) {
 			},
 		},
 	})
+}
+
+// archivingProxy serves an emulator, but once archive is set, answers
+// every plan read with the plan archived: as when the account archives a
+// plan that subscriptions were made from. The emulator has no such control.
+type archivingProxy struct {
+	emu     *emulator.Emulator
+	archive atomic.Bool
+}
+
+func (a *archivingProxy) ServeHTTP(w httpResponseWriter, r *httpRequest) {
+	if !a.archive.Load() || r.Method != "GET" || !strings.HasPrefix(r.URL.Path, "/v1/plans/") {
+		a.emu.ServeHTTP(w, r)
+		return
+	}
+	rec := httptest.NewRecorder()
+	a.emu.ServeHTTP(rec, r)
+	body := rec.Body.Bytes()
+	if rec.Code == 200 {
+		var plan map[string]any
+		if err := json.Unmarshal(body, &plan); err == nil {
+			plan["archived"] = true
+			body, _ = json.Marshal(plan)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(body)
+}
+
+// Existing subscriptions are never checked: one whose plan was archived
+// after it was made plans cleanly, and only a new create is refused.
+func TestAccPreflight_existingSubscriptionsNotChecked(t *testing.T) {
+	t.Parallel()
+	emu, err := emulator.New(emulator.Options{Token: emulatortest.Token, Dataset: inventoryDataset([]stock{{"europe", 3}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emu.Close)
+	proxy := &archivingProxy{emu: emu}
+	ts := httptest.NewServer(proxy)
+	t.Cleanup(ts.Close)
+	srv := &emulatortest.Server{Emulator: emu, URL: ts.URL, Token: emulatortest.Token}
+	reqs := newRequests(t, srv)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: withProvider(srv, subscriptions("plan_europe"))},
+			{
+				PreConfig: func() {
+					proxy.archive.Store(true)
+					reqs.mark()
+				},
+				Config: withProvider(srv, subscriptions("plan_europe")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan(), countsCheck(func() {
+						reqs.expect("a plan of an existing subscription on an archived plan", map[string]int{})
+					})},
+				},
+			},
+			{
+				PreConfig: reqs.mark,
+				Config:    withProvider(srv, subscriptions("plan_europe", "plan_europe")),
+				PlanOnly:  true,
+				ExpectError: errorPattern(`Error: Plan "plan_europe" cannot be subscribed to`, "with mobileplan_subscription.s1",
+					`Plan "plan_europe" (europe 1 GB / 7 days) is archived.`),
+			},
+		},
+	})
+	reqs.expect("a plan adding one create on the archived plan", map[string]int{routePlan: 1})
 }
