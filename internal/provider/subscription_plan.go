@@ -16,7 +16,8 @@ import (
 // after an import (Read cannot know which form made the subscription), and
 // switching between the forms for the same plan is no change at all. It also
 // warns, at plan time, about what the service cannot do: delete a
-// subscription, so that replacing or destroying one leaves it running.
+// subscription, so that replacing or destroying one leaves it running. For a
+// create it runs the preflight (preflight.go).
 func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() {
 		// A create: a new subscription, or the create half of a
