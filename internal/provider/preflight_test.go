@@ -556,3 +556,40 @@ func TestAccPreflight_existingSubscriptionsNotChecked(t *testing.T) {
 	})
 	reqs.expect("a plan adding one create on the archived plan", map[string]int{routePlan: 1})
 }
+
+// A read the preflight needs fails: the create that made it reports the
+// service's answer on its plan_id; the others sharing it are not checked.
+func TestAccPreflight_readFailure(t *testing.T) {
+	t.Parallel()
+	srv := startInventory(t, stock{"europe", 5})
+	reqs := newRequests(t, srv)
+	config := fmt.Sprintf(`
+provider "mobileplan" {
+  base_url    = %q
+  api_token   = %q
+  max_retries = 0
+}
+%s`, srv.URL, srv.Token, subscriptions("plan_europe", "plan_europe", "plan_europe"))
+	for route, tc := range map[string]struct {
+		want  *regexp.Regexp
+		reads map[string]int
+	}{
+		"/v1/esims": {errorPattern("Error: Preflight could not read the eSIM inventory", `plan_id = "plan_europe"`,
+			"The service answered HTTP 503 Service Unavailable to GET /v1/esims", "So the plan-time check of this create could not run; try again.",
+			`preflight = "warn"`), map[string]int{routePlan: 1, routeEsims: 1}},
+		"/v1/plans/": {errorPattern("Error: Preflight could not read plan plan_europe", `plan_id = "plan_europe"`,
+			"The service answered HTTP 503 Service Unavailable to GET /v1/plans/plan_europe"), map[string]int{routePlan: 1}},
+	} {
+		srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", PathPrefix: route, Action: "status", Status: 503}}})
+		reqs.mark()
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviders,
+			Steps: []resource.TestStep{{
+				Config:      config,
+				PlanOnly:    true,
+				ExpectError: tc.want,
+			}},
+		})
+		reqs.expect("failing "+route, tc.reads)
+	}
+}
