@@ -20,4 +20,9 @@ provider "mobileplan" {
 
   max_retries     = 6     # retries on 429, and for reads on 5xx and network errors (default 4)
   request_timeout = "45s" # time limit of each request attempt (default 30s)
+
+  # What terraform plan does when a planned create would fail at apply
+  # (archived, addon or missing plan; too few free eSIMs): "error" (default),
+  # "warn" or "off". MOBILEPLAN_PREFLIGHT sets it from the environment.
+  preflight = "error"
 }

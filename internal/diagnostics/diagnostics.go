@@ -105,9 +105,9 @@ func nextStep(e *client.APIError) string {
 	case e.StatusCode == http.StatusForbidden:
 		return "The token is valid but may not perform this operation; use a token of the account that owns the object."
 	case e.Code == client.CodeOutOfInventory:
-		return "No suitable eSIM is free in the account's inventory for this plan's label. The account's eSIM inventory must grow (or choose a plan with another label) before this subscription can be created."
+		return "No suitable eSIM is free in the account's inventory for this plan's label. " + GrowInventory
 	case e.StatusCode == http.StatusPreconditionFailed:
-		return "The plan cannot be subscribed to: it does not exist, is archived, or is an addon plan. Choose a plan that is neither archived nor an addon, for example from the mobileplan_plans data source with subscribable = true."
+		return "The plan cannot be subscribed to: it does not exist, is archived, or is an addon plan. " + ChooseSubscribablePlan
 	case e.StatusCode == http.StatusTooManyRequests:
 		return "The service kept rate-limiting the provider. Try again later, or run Terraform with a lower -parallelism."
 	case e.StatusCode >= 500:

@@ -113,6 +113,9 @@ func clientFrom(data any, diags *diag.Diagnostics) *client.Client {
 	if data == nil {
 		return nil
 	}
+	if d, ok := data.(*resourceData); ok {
+		return d.client
+	}
 	c, ok := data.(*client.Client)
 	if !ok {
 		diags.AddError("Unexpected provider data", "The provider handed over an unexpected client type; this is a bug in the provider, please report it.")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -26,8 +27,9 @@ import (
 
 // Environment variables read when the provider block leaves a setting out.
 const (
-	EnvBaseURL  = "MOBILEPLAN_BASE_URL"
-	EnvAPIToken = "MOBILEPLAN_API_TOKEN"
+	EnvBaseURL   = "MOBILEPLAN_BASE_URL"
+	EnvAPIToken  = "MOBILEPLAN_API_TOKEN"
+	EnvPreflight = "MOBILEPLAN_PREFLIGHT"
 )
 
 // Defaults of the optional settings.
@@ -62,6 +64,7 @@ type providerModel struct {
 	APIToken       types.String `tfsdk:"api_token"`
 	MaxRetries     types.Int64  `tfsdk:"max_retries"`
 	RequestTimeout types.String `tfsdk:"request_timeout"`
+	Preflight      types.String `tfsdk:"preflight"`
 }
 
 func (p *mobileplanProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -92,6 +95,13 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				MarkdownDescription: "Time limit of each request attempt, as a Go duration such as `30s` or `2m` (default `" + defaultRequestTimeout + "`).",
 				Optional:            true,
 				Validators:          []validator.String{durationValidator{}},
+			},
+			"preflight": schema.StringAttribute{
+				MarkdownDescription: "What `terraform plan` does when a planned subscription create would fail at apply: its plan does not exist, is archived or is an addon, or the free eSIM inventory cannot serve every create of the run. " +
+					"`error` (the default) fails the plan, `warn` shows a warning, `off` skips the check and its reads (one read per distinct `plan_id`, and one scan of the eSIM list, per plan that creates subscriptions). " +
+					"May also be set with the `" + EnvPreflight + "` environment variable; a value in the provider block takes precedence.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf(preflightError, preflightWarn, preflightOff)},
 			},
 		},
 	}
@@ -129,6 +139,8 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		// reported as a network failure. The message never shows the token.
 		resp.Diagnostics.AddAttributeError(path.Root("api_token"), "Invalid api_token", capitalize(err.Error())+". "+tokenTrimHelp)
 	}
+	mode, diags := preflightMode(cfg.Preflight)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -158,9 +170,9 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		resp.Diagnostics.AddError("Could not configure the mobileplan client", err.Error())
 		return
 	}
-	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": timeout.String()})
+	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": timeout.String(), "preflight": mode})
 	resp.DataSourceData = c
-	resp.ResourceData = c
+	resp.ResourceData = &resourceData{client: c, preflight: newPreflight(c, mode)}
 }
 
 const tokenTrimHelp = "Remove the character: read a token file with trimspace(file(\"token.txt\")) in the configuration, or with " +

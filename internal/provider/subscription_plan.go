@@ -16,10 +16,14 @@ import (
 // after an import (Read cannot know which form made the subscription), and
 // switching between the forms for the same plan is no change at all. It also
 // warns, at plan time, about what the service cannot do: delete a
-// subscription, so that replacing or destroying one leaves it running.
+// subscription, so that replacing or destroying one leaves it running. For a
+// create it runs the preflight (preflight.go).
 func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() {
-		return // create
+		// A create: a new subscription, or the create half of a
+		// replacement, which Terraform plans again with no prior state.
+		r.preflight.checkCreate(ctx, req.Config, &resp.Diagnostics)
+		return
 	}
 	if req.Plan.Raw.Equal(req.State.Raw) {
 		return // nothing changes: the common case of every refresh-and-plan

@@ -35,7 +35,8 @@ var (
 func newSubscriptionResource() resource.Resource { return &subscriptionResource{} }
 
 type subscriptionResource struct {
-	client *client.Client
+	client    *client.Client
+	preflight *preflight
 }
 
 type subscriptionResourceModel struct {
@@ -136,6 +137,7 @@ func (r *subscriptionResource) ConfigValidators(context.Context) []resource.Conf
 
 func (r *subscriptionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+	r.preflight = preflightFrom(req.ProviderData)
 }
 
 func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

@@ -197,7 +197,9 @@ func TestAccSubscription_preconditionFailures(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviders,
 				Steps: []resource.TestStep{{
-					Config:      withProvider(srv, "resource \"mobileplan_subscription\" \"test\" {\n  plan_id = \""+tc.planID+"\"\n}\n"),
+					// The preflight would stop these at plan time; off, they
+					// reach the service and its 412.
+					Config:      withPreflight(srv, preflightOff, "resource \"mobileplan_subscription\" \"test\" {\n  plan_id = \""+tc.planID+"\"\n}\n"),
 					ExpectError: tc.want,
 				}},
 			})

@@ -1,0 +1,272 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
+)
+
+// Values of the provider's `preflight` setting.
+const (
+	preflightError = "error"
+	preflightWarn  = "warn"
+	preflightOff   = "off"
+)
+
+// preflight checks, at plan time, that each planned create can succeed: its
+// plan can be subscribed to, and a free eSIM is left for it once the other
+// creates of the run have taken theirs.
+//
+// Terraform configures a new provider instance for each graph walk, so one
+// preflight, made in Configure, lives exactly as long as a plan (or the
+// re-plan of an apply). It is shared by every resource of that walk, which
+// Terraform plans concurrently: the plan reads, the inventory scan and the
+// counting are each done once and under locks. Nothing is read until a
+// create asks, so a plan that creates nothing costs nothing.
+type preflight struct {
+	client *client.Client
+	warn   bool // report findings as warnings instead of errors
+
+	plansMu sync.Mutex
+	plans   map[string]*planLookup
+
+	inventoryOnce sync.Once
+	inventory     inventory
+
+	mu         sync.Mutex // guards the reservations below
+	byLabel    map[string]int
+	unlabelled int
+	total      int
+	// riskReported: the warning that unlabelled creates may take eSIMs a
+	// labelled create needs is given once per run.
+	riskReported bool
+}
+
+// newPreflight returns the check for one provider instance, or nil when the
+// setting is "off"; a nil *preflight checks nothing.
+func newPreflight(c *client.Client, mode string) *preflight {
+	if mode == preflightOff {
+		return nil
+	}
+	return &preflight{client: c, warn: mode == preflightWarn, plans: map[string]*planLookup{}, byLabel: map[string]int{}}
+}
+
+// planLookup is the one read of a plan id in this run.
+type planLookup struct {
+	once sync.Once
+	plan *client.Plan
+	err  error
+}
+
+// inventory is the free part of the account's eSIM inventory, as one scan
+// of the eSIM list found it.
+type inventory struct {
+	freeByLabel map[string]int
+	free        int
+	err         error
+}
+
+// checkCreate runs the checks for one planned create: a new subscription,
+// or the create half of a replacement (Terraform plans that again with no
+// prior state). Findings go into diags, attached to plan_id or plan.
+func (p *preflight) checkCreate(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) {
+	if p == nil {
+		return
+	}
+	var planID types.String
+	var inline types.Object
+	diags.Append(config.GetAttribute(ctx, path.Root("plan_id"), &planID)...)
+	diags.Append(config.GetAttribute(ctx, path.Root("plan"), &inline)...)
+	if diags.HasError() {
+		return
+	}
+	switch {
+	case planID.IsUnknown():
+		if !p.warn {
+			diags.Append(diagnostics.UnknownPlanSkipped())
+		}
+	case !planID.IsNull():
+		at := path.Root("plan_id")
+		plan, ok := p.subscribablePlan(ctx, planID.ValueString(), at, diags)
+		if ok {
+			p.reserve(ctx, plan.Label, at, diags)
+		}
+	case !inline.IsNull():
+		p.reserve(ctx, nil, path.Root("plan"), diags) // an inline plan has no label
+	}
+	// Neither set: the configuration validator already reports it.
+}
+
+// subscribablePlan reads the plan once per run and reports a plan the
+// service would refuse. A failed read is reported only by the create that
+// made it; the others sharing the plan id go on unchecked.
+func (p *preflight) subscribablePlan(ctx context.Context, id string, at path.Path, diags *diag.Diagnostics) (*client.Plan, bool) {
+	p.plansMu.Lock()
+	lookup := p.plans[id]
+	if lookup == nil {
+		lookup = &planLookup{}
+		p.plans[id] = lookup
+	}
+	p.plansMu.Unlock()
+
+	readHere := false
+	lookup.once.Do(func() {
+		readHere = true
+		lookup.plan, lookup.err = p.client.GetPlan(ctx, id)
+	})
+	switch {
+	case client.IsNotFound(lookup.err):
+		diags.Append(diagnostics.PlanMissing(id).Diagnostic(at, p.warn))
+		return nil, false
+	case lookup.err != nil:
+		if readHere {
+			diags.Append(diagnostics.ReadFailed("plan "+id, lookup.err).Diagnostic(at, p.warn))
+		}
+		return nil, false
+	case !lookup.plan.Subscribable():
+		diags.Append(diagnostics.PlanNotSubscribable(*lookup.plan).Diagnostic(at, p.warn))
+		return nil, false
+	}
+	return lookup.plan, true
+}
+
+// reserve counts one create against the free inventory. Each create that
+// no longer fits gets the finding, with the counts so far: per label, the
+// creates needing it must fit in its free eSIMs, and all creates must fit
+// in all free eSIMs, since a plan without a label takes any of them. The
+// highest count reported is the run's total.
+func (p *preflight) reserve(ctx context.Context, label *string, at path.Path, diags *diag.Diagnostics) {
+	inv, scannedHere := p.freeInventory(ctx)
+	if inv.err != nil {
+		if scannedHere {
+			diags.Append(diagnostics.ReadFailed("the eSIM inventory", inv.err).Diagnostic(at, p.warn))
+		}
+		return
+	}
+
+	var finding *diagnostics.Finding
+	p.mu.Lock()
+	if label != nil {
+		p.byLabel[*label]++
+		if need, free := p.byLabel[*label], inv.freeByLabel[*label]; need > free {
+			f := diagnostics.LabelShort(*label, need, free)
+			finding = &f
+		}
+	} else {
+		p.unlabelled++
+	}
+	if finding == nil {
+		// Only creates that fit their label count in the total: one that
+		// does not is reported once, for its label.
+		p.total++
+	}
+	if finding == nil && p.total > inv.free {
+		f := diagnostics.TotalShort(p.total, p.unlabelled, inv.free)
+		finding = &f
+	}
+	var risk diag.Diagnostic
+	if finding == nil && !p.riskReported {
+		if l, ok := p.contestedLabel(inv); ok {
+			p.riskReported = true
+			risk = diagnostics.UnlabelledMayTakeLabelled(l, p.byLabel[l], inv.freeByLabel[l], p.unlabelled, at)
+		}
+	}
+	p.mu.Unlock()
+
+	if finding != nil {
+		diags.Append(finding.Diagnostic(at, p.warn))
+	}
+	if risk != nil {
+		diags.Append(risk)
+	}
+}
+
+// contestedLabel finds a label whose free eSIMs suffice for the labelled
+// creates, but not if the unlabelled creates take some of them too. The
+// service gives an unlabelled plan any free eSIM and does not say which, so
+// whether the run succeeds then depends on its choice. The caller holds p.mu.
+func (p *preflight) contestedLabel(inv inventory) (string, bool) {
+	if p.unlabelled == 0 || p.total > inv.free {
+		return "", false
+	}
+	for _, l := range slices.Sorted(maps.Keys(p.byLabel)) {
+		if need, free := p.byLabel[l], inv.freeByLabel[l]; need <= free && need+p.unlabelled > free {
+			return l, true
+		}
+	}
+	return "", false
+}
+
+// freeInventory scans the eSIM list once per run, on the first create that
+// needs it; everyone else waits for that scan and shares its result.
+func (p *preflight) freeInventory(ctx context.Context) (inventory, bool) {
+	scannedHere := false
+	p.inventoryOnce.Do(func() {
+		scannedHere = true
+		inv := inventory{freeByLabel: map[string]int{}}
+		for esim, err := range p.client.Esims(ctx) {
+			if err != nil {
+				inv.err = err
+				break
+			}
+			if esim.SubscriptionID != nil {
+				continue
+			}
+			inv.free++
+			if esim.Label != nil {
+				inv.freeByLabel[*esim.Label]++
+			}
+		}
+		tflog.Debug(ctx, "preflight: scanned the eSIM inventory", map[string]any{"free": inv.free, "free_by_label": inv.freeByLabel})
+		p.inventory = inv
+	})
+	return p.inventory, scannedHere
+}
+
+// resourceData is what Configure hands to resources: the client, and the
+// preflight of this provider instance (nil when it is off).
+type resourceData struct {
+	client    *client.Client
+	preflight *preflight
+}
+
+// preflightFrom takes the preflight out of ProviderData; nil, which checks
+// nothing, before the provider is configured.
+func preflightFrom(data any) *preflight {
+	if d, ok := data.(*resourceData); ok {
+		return d.preflight
+	}
+	return nil
+}
+
+// preflightMode is the `preflight` setting, or MOBILEPLAN_PREFLIGHT when the
+// provider block leaves it out, or "error".
+func preflightMode(v types.String) (string, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if v.IsUnknown() {
+		diags.AddAttributeError(path.Root("preflight"), "Unknown preflight",
+			"The provider cannot be configured with a value known only after apply. Set preflight to \"error\", \"warn\" or \"off\", or leave it out and set the "+EnvPreflight+" environment variable.")
+		return "", diags
+	}
+	mode := valueOrEnv(v, EnvPreflight)
+	switch mode {
+	case "":
+		return preflightError, diags
+	case preflightError, preflightWarn, preflightOff:
+		return mode, diags
+	}
+	diags.AddAttributeError(path.Root("preflight"), "Invalid "+EnvPreflight,
+		fmt.Sprintf("The %s environment variable is %q; it must be \"error\", \"warn\" or \"off\" (or unset, which means \"error\").", EnvPreflight, mode))
+	return "", diags
+}
