@@ -54,3 +54,19 @@ need() {
 # changelog_version: the version at the top of CHANGELOG.md, which make
 # install builds too.
 changelog_version() { sed -n 's/^## \([0-9][0-9.]*[^ ]*\).*/\1/p' CHANGELOG.md | head -1; }
+
+# emulator_control METHOD PATH [JSON]: one call to the running emulator's
+# control API (POST /_emulator/reset, ...), with a JSON body ({} unless
+# given) and its Content-Type. Bash's /dev/tcp speaks the HTTP, so the
+# scripts need no HTTP client. Fails unless the answer is 2xx.
+emulator_control() {
+  local method=$1 path=$2 body=${3:-"{}"} hostport status fd
+  hostport=${base_url#http://}
+  hostport=${hostport%%/*}
+  exec {fd}<>"/dev/tcp/${hostport%:*}/${hostport##*:}" || return 1
+  printf '%s %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' \
+    "$method" "$path" "$hostport" "${#body}" "$body" >&"$fd"
+  IFS=' ' read -r _ status _ <&"$fd" || true
+  exec {fd}<&-
+  [[ $status == 2* ]] || { echo "emulator control $method $path: HTTP ${status:-no answer}" >&2; return 1; }
+}
