@@ -133,9 +133,7 @@ type UncertainCreateError struct {
 }
 
 func (e *UncertainCreateError) Error() string {
-	return fmt.Sprintf("%v. The service may have created the subscription even so; it was not retried, so that no second eSIM is used. "+
-		"Look for it among the newest subscriptions (GET /v1/subscriptions lists newest first, or the mobileplan_subscriptions data source), "+
-		"and if it is there bring it under Terraform with `terraform import <resource address> <subscription id>` or an import block instead of applying again", e.Err)
+	return fmt.Sprintf("%v; the service may have created the subscription even so, and the request was not retried", e.Err)
 }
 
 func (e *UncertainCreateError) Unwrap() error { return e.Err }
@@ -154,13 +152,11 @@ type RequestError struct {
 
 func (e *RequestError) Error() string {
 	s := fmt.Sprintf("%s (%s %s): no answer from the service", e.Operation, e.Method, e.Path)
-	switch {
-	case e.Timeout > 0 && e.Attempts > 1:
-		s += fmt.Sprintf(": each of %d attempts timed out after %s (request_timeout)", e.Attempts, e.Timeout)
-	case e.Timeout > 0:
-		s += fmt.Sprintf(": timed out after %s (request_timeout)", e.Timeout)
-	case e.Attempts > 1:
+	if e.Attempts > 1 {
 		s += fmt.Sprintf(" after %d attempts", e.Attempts)
+	}
+	if e.Timeout > 0 {
+		s += fmt.Sprintf(", the last timed out after %s", e.Timeout)
 	}
 	return s + ": " + e.Err.Error()
 }
@@ -296,7 +292,5 @@ func (e *RedirectError) Error() string {
 	if e.Operation != "" {
 		s = fmt.Sprintf("%s (%s %s): %s", e.Operation, e.Method, e.Path, s)
 	}
-	return s + fmt.Sprintf(", another origin than the base URL's %s. The provider follows redirects only within that origin, "+
-		"so that the API token is never sent elsewhere and https never falls back to http; "+
-		"if the service has moved, set base_url to its new address", e.Origin)
+	return s + ", another origin than the base URL's " + e.Origin
 }

@@ -2,7 +2,6 @@ package diagnostics
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -90,15 +89,8 @@ const uncertainAdviceText = "The service may have created the subscription even 
 	"Look for it among the newest subscriptions (the mobileplan_subscriptions data source lists newest first), and if it is there, " +
 	"bring it under Terraform with `terraform import <resource address> <subscription id>` or an import block instead of applying again."
 
-func endlessRepeatedItems() error {
-	return errors.New("the page brought only items already read, with a new cursor; stopping instead of reading the same items forever")
-}
+func endlessRepeatedItems() error { return &client.EndlessListError{} }
 
-func endlessRepeatedCursor(c string) error {
-	return fmt.Errorf("the service returned the cursor %q a second time; stopping instead of reading the same pages forever", c)
-}
+func endlessRepeatedCursor(c string) error { return &client.EndlessListError{RepeatedCursor: c} }
 
-func endlessMaxPages(n int) error {
-	return fmt.Errorf("the list did not end after %d pages, the most the provider reads of one list; stopping instead of reading forever", n)
-}
-
+func endlessMaxPages(n int) error { return &client.EndlessListError{MaxPages: n} }
