@@ -139,9 +139,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	// Hand back the last answer so its Error body can be read, instead of
 	// retryablehttp's generic "giving up" error.
-	rc.ErrorHandler = func(resp *http.Response, err error, _ int) (*http.Response, error) {
-		return resp, err
-	}
+	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
 	return &Client{base: base, retry: rc, timeout: cfg.RequestTimeout, maxPages: cfg.MaxPages, lifetime: cfg.Lifetime}, nil
 }
 

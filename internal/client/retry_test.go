@@ -17,8 +17,10 @@ package client
 //   TestNoRetryPOSTDroppedAfterProcessing, TestNoRetryPOSTTimeout,
 //   TestNoRetryPOSTUnreadableAnswer
 // Rule 3 (never retried: other 4xx, TLS certificate errors, a cancelled
-// context): TestNoRetry4xx, TestNoRetryTLSCertificateError,
-//   TestNoRetryCancelledContext
+// context, too many redirects, an invalid header or scheme, as in
+// retryablehttp's default policy): TestNoRetry4xx,
+//   TestNoRetryTLSCertificateError, TestNoRetryCancelledContext,
+//   TestShouldRetryPolicy
 // Rule 4 (at most MaxRetries retries, last answer returned):
 //   TestMaxRetriesHonored
 // All rules at the policy level: TestShouldRetryPolicy.
@@ -47,6 +49,10 @@ func TestShouldRetryPolicy(t *testing.T) {
 	refused := &url.Error{Op: "Post", URL: "http://x", Err: syscall.ECONNREFUSED}
 	certErr := &url.Error{Op: "Get", URL: "https://x", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}
 	schemeErr := &url.Error{Op: "Get", URL: "https://x", Err: http.ErrSchemeMismatch}
+	// Cases retryablehttp's default policy knows and a hand-kept list missed.
+	tooManyRedirects := &url.Error{Op: "Get", URL: "https://x", Err: errors.New("stopped after 10 redirects")}
+	badHeader := &url.Error{Op: "Get", URL: "https://x", Err: errors.New(`net/http: invalid header field value for "Authorization"`)}
+	badScheme := &url.Error{Op: "Get", URL: "ftp://x", Err: errors.New(`unsupported protocol scheme "ftp"`)}
 	type tc struct {
 		method  string
 		written bool
@@ -66,6 +72,10 @@ func TestShouldRetryPolicy(t *testing.T) {
 		{"GET", true, 0, io.ErrUnexpectedEOF, true},
 		{"GET", false, 0, certErr, false},
 		{"GET", false, 0, schemeErr, false},
+		{"GET", true, 0, tooManyRedirects, false},
+		{"GET", false, 0, badHeader, false},
+		{"GET", false, 0, badScheme, false},
+		{"POST", false, 0, badHeader, false},
 		{"POST", true, 429, nil, true},
 		{"POST", true, 500, nil, false},
 		{"POST", true, 502, nil, false},
