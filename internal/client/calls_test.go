@@ -395,6 +395,7 @@ func TestNewValidatesConfig(t *testing.T) {
 		{BaseURL: "example.com/v1", Token: "t"},
 		{BaseURL: "http://[::1", Token: "t"},
 		{BaseURL: "https://example.com", Token: ""},
+		{BaseURL: "https://example.com", Token: "t", MaxRetries: ptr(-1)},
 	} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("New(%+v) succeeded, want an error", cfg)

@@ -20,7 +20,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 )
 
-// Defaults for Config's zero values.
+// Defaults for the settings a Config leaves unset.
 const (
 	DefaultMaxRetries     = 4
 	DefaultRequestTimeout = 30 * time.Second
@@ -44,9 +44,9 @@ type Config struct {
 	Token string
 	// UserAgent is sent with every request.
 	UserAgent string
-	// MaxRetries is how many times a request may be retried; 0 picks
-	// DefaultMaxRetries, a negative value turns retries off.
-	MaxRetries int
+	// MaxRetries is how many times a request may be retried; nil picks
+	// DefaultMaxRetries, and 0 turns retries off.
+	MaxRetries *int
 	// RequestTimeout bounds each attempt; 0 picks DefaultRequestTimeout.
 	RequestTimeout time.Duration
 	// MinRetryWait and MaxRetryWait bound the exponential backoff.
@@ -92,11 +92,12 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxPages <= 0 {
 		cfg.MaxPages = DefaultMaxPages
 	}
-	if cfg.MaxRetries == 0 {
-		cfg.MaxRetries = DefaultMaxRetries
+	maxRetries := DefaultMaxRetries
+	if cfg.MaxRetries != nil {
+		maxRetries = *cfg.MaxRetries
 	}
-	if cfg.MaxRetries < 0 {
-		cfg.MaxRetries = 0
+	if maxRetries < 0 {
+		return nil, fmt.Errorf("max retries is %d; it must be 0 or more", maxRetries)
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
@@ -121,7 +122,7 @@ func New(cfg Config) (*Client, error) {
 	rc := retryablehttp.NewClient()
 	rc.HTTPClient = &http.Client{Transport: rt, Timeout: cfg.RequestTimeout, CheckRedirect: sameOriginRedirects(originOf(base))}
 	rc.Logger = nil // logging is ours, through tflog
-	rc.RetryMax = cfg.MaxRetries
+	rc.RetryMax = maxRetries
 	rc.RetryWaitMin, rc.RetryWaitMax = cfg.MinRetryWait, cfg.MaxRetryWait
 	rc.CheckRetry = shouldRetry
 	maxRetryAfter, wait := cfg.MaxRetryAfter, cfg.Wait

@@ -115,6 +115,10 @@ func IsNotFound(err error) bool { return statusIs(err, http.StatusNotFound) }
 // plan cannot be subscribed to, or the inventory has no suitable eSIM.
 func IsPreconditionFailed(err error) bool { return statusIs(err, http.StatusPreconditionFailed) }
 
+// IsBadRequest reports whether err is a 400: the service found the request
+// invalid, and its message says which field.
+func IsBadRequest(err error) bool { return statusIs(err, http.StatusBadRequest) }
+
 // IsUnauthorized reports whether err is a 401: the token is missing, wrong or revoked.
 func IsUnauthorized(err error) bool { return statusIs(err, http.StatusUnauthorized) }
 

@@ -217,7 +217,7 @@ func TestNoRetryGET501(t *testing.T) {
 
 func TestRetryGETConnectionRefused(t *testing.T) {
 	t.Parallel()
-	c, clock := newTestClient(t, closedAddress(t), func(cfg *Config) { cfg.MaxRetries = 2 })
+	c, clock := newTestClient(t, closedAddress(t), func(cfg *Config) { cfg.MaxRetries = ptr(2) })
 	_, err := c.GetPlan(bg, "plan_001")
 	var reqErr *RequestError
 	if !errors.As(err, &reqErr) || reqErr.Attempts != 3 || !errors.Is(err, syscall.ECONNREFUSED) {
@@ -265,7 +265,7 @@ func TestRetryGETTimeout(t *testing.T) {
 	t.Parallel()
 	var calls counter
 	srv := slowServer(t, &calls)
-	c, clock := newTestClient(t, srv.URL, func(cfg *Config) { cfg.RequestTimeout = 100 * time.Millisecond; cfg.MaxRetries = 2 })
+	c, clock := newTestClient(t, srv.URL, func(cfg *Config) { cfg.RequestTimeout = 100 * time.Millisecond; cfg.MaxRetries = ptr(2) })
 	start := time.Now()
 	_, err := c.GetSubscription(bg, "sub_1")
 	var reqErr *RequestError
@@ -308,7 +308,7 @@ func TestRetryPOST429Exhausted(t *testing.T) {
 	t.Parallel()
 	emu := startEmulator(t, nil)
 	emu.SetFaults(emulator.Faults{RetryAfterSeconds: 2, Rules: []emulator.FaultRule{{Method: "POST", Action: "status", Status: 429}}})
-	c, clock := newTestClient(t, emu.URL, func(cfg *Config) { cfg.MaxRetries = 2 })
+	c, clock := newTestClient(t, emu.URL, func(cfg *Config) { cfg.MaxRetries = ptr(2) })
 	_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
 	var uncertain *UncertainCreateError
 	if errors.As(err, &uncertain) {
@@ -325,7 +325,7 @@ func TestRetryPOST429Exhausted(t *testing.T) {
 
 func TestRetryPOSTConnectionRefused(t *testing.T) {
 	t.Parallel()
-	c, clock := newTestClient(t, closedAddress(t), func(cfg *Config) { cfg.MaxRetries = 3 })
+	c, clock := newTestClient(t, closedAddress(t), func(cfg *Config) { cfg.MaxRetries = ptr(3) })
 	_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
 	var uncertain *UncertainCreateError
 	if errors.As(err, &uncertain) {
@@ -524,10 +524,14 @@ func TestNoRetryCancelledContext(t *testing.T) {
 
 func TestMaxRetriesHonored(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ maxRetries, wantRequests int }{
-		{3, 4}, {1, 2}, {-1, 1}, {0, DefaultMaxRetries + 1},
+	for _, tc := range []struct {
+		name         string
+		maxRetries   *int
+		wantRequests int
+	}{
+		{"3", ptr(3), 4}, {"1", ptr(1), 2}, {"0", ptr(0), 1}, {"unset", nil, DefaultMaxRetries + 1},
 	} {
-		t.Run(fmt.Sprint(tc.maxRetries), func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var calls counter
 			srv := startServer(t, func(w http.ResponseWriter, r *http.Request) {
