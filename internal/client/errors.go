@@ -50,32 +50,23 @@ type APIError struct {
 	Attempts    int
 }
 
+// Error is one line of facts: the operation, the status, and the service's
+// code and message. Details, hint and docs stay in their fields, for
+// internal/diagnostics to show.
 func (e *APIError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s %s): HTTP %s", e.Operation, e.Method, e.Path, e.Status)
 	if e.Code != "" {
 		fmt.Fprintf(&b, ", code %s", e.Code)
 	}
-	if e.Message != "" {
+	switch {
+	case e.Message != "":
 		fmt.Fprintf(&b, ": %s", e.Message)
-	}
-	if e.Code == "" && e.Message == "" {
-		if e.BodyExcerpt == "" {
-			b.WriteString(", with an empty body")
-		} else {
-			fmt.Fprintf(&b, ", with a body that is not a service error: %q", e.BodyExcerpt)
-		}
-	}
-	for _, d := range e.Details {
-		if line := d.String(); line != "" {
-			fmt.Fprintf(&b, "; %s", line)
-		}
-	}
-	if e.Hint != "" {
-		fmt.Fprintf(&b, "; hint: %s", e.Hint)
-	}
-	if e.DocsURL != "" {
-		fmt.Fprintf(&b, " (see %s)", e.DocsURL)
+	case e.Code != "":
+	case e.BodyExcerpt == "":
+		b.WriteString(", with an empty body")
+	default:
+		fmt.Fprintf(&b, ", with a body that is not a service error: %q", e.BodyExcerpt)
 	}
 	if e.Attempts > 1 {
 		fmt.Fprintf(&b, " [after %d attempts]", e.Attempts)
