@@ -273,39 +273,28 @@ func (c *Client) CreateSubscription(ctx context.Context, req CreateSubscriptionR
 
 // GetSubscription reads one subscription; IsNotFound(err) when it is gone.
 func (c *Client) GetSubscription(ctx context.Context, id string) (*Subscription, error) {
-	var sub Subscription
-	op, path := "read subscription "+id, "/v1/subscriptions/"+url.PathEscape(id)
-	if err := c.call(ctx, op, http.MethodGet, path, nil, nil, &sub); err != nil {
-		return nil, err
-	}
-	return &sub, requireKey(op, path, sub.ID)
+	return get(ctx, c, "read subscription "+id, "/v1/subscriptions/"+url.PathEscape(id), func(s *Subscription) string { return s.ID })
 }
 
 // GetPlan reads one plan.
 func (c *Client) GetPlan(ctx context.Context, id string) (*Plan, error) {
-	var p Plan
-	op, path := "read plan "+id, "/v1/plans/"+url.PathEscape(id)
-	if err := c.call(ctx, op, http.MethodGet, path, nil, nil, &p); err != nil {
-		return nil, err
-	}
-	return &p, requireKey(op, path, p.ID)
+	return get(ctx, c, "read plan "+id, "/v1/plans/"+url.PathEscape(id), func(p *Plan) string { return p.ID })
 }
 
 // GetEsim reads one eSIM by ICCID.
 func (c *Client) GetEsim(ctx context.Context, iccid string) (*Esim, error) {
-	var e Esim
-	op, path := "read eSIM "+iccid, "/v1/esims/"+url.PathEscape(iccid)
-	if err := c.call(ctx, op, http.MethodGet, path, nil, nil, &e); err != nil {
-		return nil, err
-	}
-	return &e, requireKey(op, path, e.ICCID)
+	return get(ctx, c, "read eSIM "+iccid, "/v1/esims/"+url.PathEscape(iccid), func(e *Esim) string { return e.ICCID })
 }
 
-// requireKey refuses a success answer that lacks the record's key, which
-// would otherwise be stored as an empty id.
-func requireKey(op, path, key string) error {
-	if key != "" {
-		return nil
+// get reads one record. A success answer that lacks the record's key is
+// refused: it would otherwise be stored as an empty id.
+func get[T any](ctx context.Context, c *Client, op, path string, key func(*T) string) (*T, error) {
+	var out T
+	if err := c.call(ctx, op, http.MethodGet, path, nil, nil, &out); err != nil {
+		return nil, err
 	}
-	return &DecodeError{Operation: op, Method: http.MethodGet, Path: path, StatusCode: http.StatusOK, Err: errors.New("the answer has no id")}
+	if key(&out) == "" {
+		return nil, &DecodeError{Operation: op, Method: http.MethodGet, Path: path, StatusCode: http.StatusOK, Err: errors.New("the answer has no id")}
+	}
+	return &out, nil
 }
