@@ -20,7 +20,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 )
 
-// Defaults for Config's zero values.
+// Defaults for the settings a Config leaves unset.
 const (
 	DefaultMaxRetries     = 4
 	DefaultRequestTimeout = 30 * time.Second
@@ -44,9 +44,9 @@ type Config struct {
 	Token string
 	// UserAgent is sent with every request.
 	UserAgent string
-	// MaxRetries is how many times a request may be retried; 0 picks
-	// DefaultMaxRetries, a negative value turns retries off.
-	MaxRetries int
+	// MaxRetries is how many times a request may be retried; nil picks
+	// DefaultMaxRetries, and 0 turns retries off.
+	MaxRetries *int
 	// RequestTimeout bounds each attempt; 0 picks DefaultRequestTimeout.
 	RequestTimeout time.Duration
 	// MinRetryWait and MaxRetryWait bound the exponential backoff.
@@ -92,11 +92,12 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxPages <= 0 {
 		cfg.MaxPages = DefaultMaxPages
 	}
-	if cfg.MaxRetries == 0 {
-		cfg.MaxRetries = DefaultMaxRetries
+	maxRetries := DefaultMaxRetries
+	if cfg.MaxRetries != nil {
+		maxRetries = *cfg.MaxRetries
 	}
-	if cfg.MaxRetries < 0 {
-		cfg.MaxRetries = 0
+	if maxRetries < 0 {
+		return nil, fmt.Errorf("max retries is %d; it must be 0 or more", maxRetries)
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
@@ -121,7 +122,7 @@ func New(cfg Config) (*Client, error) {
 	rc := retryablehttp.NewClient()
 	rc.HTTPClient = &http.Client{Transport: rt, Timeout: cfg.RequestTimeout, CheckRedirect: sameOriginRedirects(originOf(base))}
 	rc.Logger = nil // logging is ours, through tflog
-	rc.RetryMax = cfg.MaxRetries
+	rc.RetryMax = maxRetries
 	rc.RetryWaitMin, rc.RetryWaitMax = cfg.MinRetryWait, cfg.MaxRetryWait
 	rc.CheckRetry = shouldRetry
 	maxRetryAfter, wait := cfg.MaxRetryAfter, cfg.Wait
@@ -139,9 +140,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	// Hand back the last answer so its Error body can be read, instead of
 	// retryablehttp's generic "giving up" error.
-	rc.ErrorHandler = func(resp *http.Response, err error, _ int) (*http.Response, error) {
-		return resp, err
-	}
+	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
 	return &Client{base: base, retry: rc, timeout: cfg.RequestTimeout, maxPages: cfg.MaxPages, lifetime: cfg.Lifetime}, nil
 }
 
@@ -274,39 +273,28 @@ func (c *Client) CreateSubscription(ctx context.Context, req CreateSubscriptionR
 
 // GetSubscription reads one subscription; IsNotFound(err) when it is gone.
 func (c *Client) GetSubscription(ctx context.Context, id string) (*Subscription, error) {
-	var sub Subscription
-	op, path := "read subscription "+id, "/v1/subscriptions/"+url.PathEscape(id)
-	if err := c.call(ctx, op, http.MethodGet, path, nil, nil, &sub); err != nil {
-		return nil, err
-	}
-	return &sub, requireKey(op, path, sub.ID)
+	return get(ctx, c, "read subscription "+id, "/v1/subscriptions/"+url.PathEscape(id), func(s *Subscription) string { return s.ID })
 }
 
 // GetPlan reads one plan.
 func (c *Client) GetPlan(ctx context.Context, id string) (*Plan, error) {
-	var p Plan
-	op, path := "read plan "+id, "/v1/plans/"+url.PathEscape(id)
-	if err := c.call(ctx, op, http.MethodGet, path, nil, nil, &p); err != nil {
-		return nil, err
-	}
-	return &p, requireKey(op, path, p.ID)
+	return get(ctx, c, "read plan "+id, "/v1/plans/"+url.PathEscape(id), func(p *Plan) string { return p.ID })
 }
 
 // GetEsim reads one eSIM by ICCID.
 func (c *Client) GetEsim(ctx context.Context, iccid string) (*Esim, error) {
-	var e Esim
-	op, path := "read eSIM "+iccid, "/v1/esims/"+url.PathEscape(iccid)
-	if err := c.call(ctx, op, http.MethodGet, path, nil, nil, &e); err != nil {
-		return nil, err
-	}
-	return &e, requireKey(op, path, e.ICCID)
+	return get(ctx, c, "read eSIM "+iccid, "/v1/esims/"+url.PathEscape(iccid), func(e *Esim) string { return e.ICCID })
 }
 
-// requireKey refuses a success answer that lacks the record's key, which
-// would otherwise be stored as an empty id.
-func requireKey(op, path, key string) error {
-	if key != "" {
-		return nil
+// get reads one record. A success answer that lacks the record's key is
+// refused: it would otherwise be stored as an empty id.
+func get[T any](ctx context.Context, c *Client, op, path string, key func(*T) string) (*T, error) {
+	var out T
+	if err := c.call(ctx, op, http.MethodGet, path, nil, nil, &out); err != nil {
+		return nil, err
 	}
-	return &DecodeError{Operation: op, Method: http.MethodGet, Path: path, StatusCode: http.StatusOK, Err: errors.New("the answer has no id")}
+	if key(&out) == "" {
+		return nil, &DecodeError{Operation: op, Method: http.MethodGet, Path: path, StatusCode: http.StatusOK, Err: errors.New("the answer has no id")}
+	}
+	return &out, nil
 }

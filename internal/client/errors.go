@@ -50,32 +50,23 @@ type APIError struct {
 	Attempts    int
 }
 
+// Error is one line of facts: the operation, the status, and the service's
+// code and message. Details, hint and docs stay in their fields, for
+// internal/diagnostics to show.
 func (e *APIError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s %s): HTTP %s", e.Operation, e.Method, e.Path, e.Status)
 	if e.Code != "" {
 		fmt.Fprintf(&b, ", code %s", e.Code)
 	}
-	if e.Message != "" {
+	switch {
+	case e.Message != "":
 		fmt.Fprintf(&b, ": %s", e.Message)
-	}
-	if e.Code == "" && e.Message == "" {
-		if e.BodyExcerpt == "" {
-			b.WriteString(", with an empty body")
-		} else {
-			fmt.Fprintf(&b, ", with a body that is not a service error: %q", e.BodyExcerpt)
-		}
-	}
-	for _, d := range e.Details {
-		if line := d.String(); line != "" {
-			fmt.Fprintf(&b, "; %s", line)
-		}
-	}
-	if e.Hint != "" {
-		fmt.Fprintf(&b, "; hint: %s", e.Hint)
-	}
-	if e.DocsURL != "" {
-		fmt.Fprintf(&b, " (see %s)", e.DocsURL)
+	case e.Code != "":
+	case e.BodyExcerpt == "":
+		b.WriteString(", with an empty body")
+	default:
+		fmt.Fprintf(&b, ", with a body that is not a service error: %q", e.BodyExcerpt)
 	}
 	if e.Attempts > 1 {
 		fmt.Fprintf(&b, " [after %d attempts]", e.Attempts)
@@ -115,6 +106,10 @@ func IsNotFound(err error) bool { return statusIs(err, http.StatusNotFound) }
 // plan cannot be subscribed to, or the inventory has no suitable eSIM.
 func IsPreconditionFailed(err error) bool { return statusIs(err, http.StatusPreconditionFailed) }
 
+// IsBadRequest reports whether err is a 400: the service found the request
+// invalid, and its message says which field.
+func IsBadRequest(err error) bool { return statusIs(err, http.StatusBadRequest) }
+
 // IsUnauthorized reports whether err is a 401: the token is missing, wrong or revoked.
 func IsUnauthorized(err error) bool { return statusIs(err, http.StatusUnauthorized) }
 
@@ -133,9 +128,7 @@ type UncertainCreateError struct {
 }
 
 func (e *UncertainCreateError) Error() string {
-	return fmt.Sprintf("%v. The service may have created the subscription even so; it was not retried, so that no second eSIM is used. "+
-		"Look for it among the newest subscriptions (GET /v1/subscriptions lists newest first, or the mobileplan_subscriptions data source), "+
-		"and if it is there bring it under Terraform with `terraform import <resource address> <subscription id>` or an import block instead of applying again", e.Err)
+	return fmt.Sprintf("%v; the service may have created the subscription even so, and the request was not retried", e.Err)
 }
 
 func (e *UncertainCreateError) Unwrap() error { return e.Err }
@@ -154,13 +147,11 @@ type RequestError struct {
 
 func (e *RequestError) Error() string {
 	s := fmt.Sprintf("%s (%s %s): no answer from the service", e.Operation, e.Method, e.Path)
-	switch {
-	case e.Timeout > 0 && e.Attempts > 1:
-		s += fmt.Sprintf(": each of %d attempts timed out after %s (request_timeout)", e.Attempts, e.Timeout)
-	case e.Timeout > 0:
-		s += fmt.Sprintf(": timed out after %s (request_timeout)", e.Timeout)
-	case e.Attempts > 1:
+	if e.Attempts > 1 {
 		s += fmt.Sprintf(" after %d attempts", e.Attempts)
+	}
+	if e.Timeout > 0 {
+		s += fmt.Sprintf(", the last timed out after %s", e.Timeout)
 	}
 	return s + ": " + e.Err.Error()
 }
@@ -296,7 +287,5 @@ func (e *RedirectError) Error() string {
 	if e.Operation != "" {
 		s = fmt.Sprintf("%s (%s %s): %s", e.Operation, e.Method, e.Path, s)
 	}
-	return s + fmt.Sprintf(", another origin than the base URL's %s. The provider follows redirects only within that origin, "+
-		"so that the API token is never sent elsewhere and https never falls back to http; "+
-		"if the service has moved, set base_url to its new address", e.Origin)
+	return s + ", another origin than the base URL's " + e.Origin
 }

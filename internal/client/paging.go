@@ -28,12 +28,30 @@ func (e *PageError) Error() string {
 
 func (e *PageError) Unwrap() error { return e.Err }
 
+// EndlessListError is a list given up before the service ended it, because
+// reading on would never end. One field says why; when none is set, a page
+// brought only items already read, with a new cursor.
+type EndlessListError struct {
+	RepeatedCursor string // a cursor that came a second time
+	MaxPages       int    // the page bound, when the list did not end within it
+}
+
+func (e *EndlessListError) Error() string {
+	switch {
+	case e.RepeatedCursor != "":
+		return fmt.Sprintf("the service returned the cursor %q a second time", e.RepeatedCursor)
+	case e.MaxPages > 0:
+		return fmt.Sprintf("the list did not end after %d pages", e.MaxPages)
+	}
+	return "the page brought only items already read, with a new cursor"
+}
+
 // list returns every record of a list operation, following the nextPage
 // cursor until the service answers null. Pages are fetched lazily: a caller
 // that stops ranging fetches no further page. The cursor is passed back as
 // the opaque string it is, URL-encoded ('+', '/' and '=' survive).
 //
-// A service that never ends a list would keep Terraform reading forever, so
+// A service that never ends a list would keep its caller reading forever, so
 // the list ends with an error when a cursor comes a second time, when a
 // page brings only records already read (fresh cursors over the same
 // records), or after the client's page bound (DefaultMaxPages). A record
@@ -78,13 +96,13 @@ func list[T any](ctx context.Context, c *Client, op, path string, key func(T) st
 			}
 			switch {
 			case len(pg.Items) > 0 && fresh == 0:
-				stop(pageNum, fmt.Errorf("the page brought only items already read, with a new cursor; stopping instead of reading the same items forever"))
+				stop(pageNum, &EndlessListError{})
 				return
 			case seenCursors[*pg.NextPage]:
-				stop(pageNum, fmt.Errorf("the service returned the cursor %q a second time; stopping instead of reading the same pages forever", *pg.NextPage))
+				stop(pageNum, &EndlessListError{RepeatedCursor: *pg.NextPage})
 				return
 			case pageNum >= c.maxPages:
-				stop(pageNum, fmt.Errorf("the list did not end after %d pages, the most the provider reads of one list; stopping instead of reading forever", c.maxPages))
+				stop(pageNum, &EndlessListError{MaxPages: c.maxPages})
 				return
 			}
 			seenCursors[*pg.NextPage] = true

@@ -239,7 +239,7 @@ func TestPagingRepeatedCursorStops(t *testing.T) {
 func TestPagingFailureMidwayGivesPageError(t *testing.T) {
 	t.Parallel()
 	emu := startEmulator(t, dataset(30, 130))
-	c, clock := newTestClient(t, emu.URL, func(cfg *Config) { cfg.MaxRetries = 2 })
+	c, clock := newTestClient(t, emu.URL, func(cfg *Config) { cfg.MaxRetries = ptr(2) })
 
 	read := 0
 	var gotErr error

@@ -2,75 +2,45 @@ package client
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
 )
 
 // Retry rules, each proven by a test in retry_test.go:
 //
-//  1. GET: retried on 429, on 5xx other than 501, and on transport errors
-//     (connection refused, reset, timeout), with exponential backoff and
-//     jitter, or the server's Retry-After when it sends one (capped).
-//  2. POST: retried on 429 (the service refused to act) and on transport
-//     errors that happened before the whole request was written (the service
-//     cannot have acted). Never after an ambiguous failure: a timeout or
-//     dropped connection once the request was sent, or any 5xx.
-//  3. Never retried: other 4xx, TLS certificate errors, a redirect to
-//     another origin, a cancelled context.
-//  4. A request whose method is unknown (no attempt record) is treated as a
-//     POST.
+//  1. Reads follow retryablehttp.DefaultRetryPolicy: retried on 429, on 5xx
+//     other than 501 and on transport errors, never on other 4xx, TLS
+//     certificate errors, too many redirects, an invalid header or scheme,
+//     or a cancelled context. The wait is exponential with jitter, or the
+//     server's Retry-After when it sends one (capped).
+//  2. Two more errors are never retried: a redirect to another origin
+//     (RedirectError) and an https request answered in plain http.
+//  3. A create (POST) is retried only when the service cannot have acted:
+//     on 429, or when the request was never written in full. Never after a
+//     5xx, a timeout or a dropped connection once it was sent.
+//  4. A request without an attempt record may be a create, and is treated
+//     as one (fail closed).
 //  5. At most MaxRetries retries; the last answer or error is returned.
 
 // shouldRetry is the retryablehttp CheckRetry policy.
 func shouldRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return false, ctxErr
+	retry, policyErr := retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+	var redirect *RedirectError
+	if !retry || errors.As(err, &redirect) || errors.Is(err, http.ErrSchemeMismatch) {
+		return false, policyErr
 	}
-	// Without its attempt record a request may be a create that has been
-	// sent: it is treated as one (fail closed).
 	a := attemptOf(ctx)
-	idempotent := a != nil && (a.method == http.MethodGet || a.method == http.MethodHead)
-	if err != nil {
-		if permanent(err) {
-			return false, nil
-		}
-		if idempotent {
-			return true, nil
-		}
+	switch {
+	case a != nil && a.idempotent:
+		return true, nil
+	case err != nil:
 		return a != nil && !a.written.Load(), nil
 	}
-	switch {
-	case resp.StatusCode == http.StatusTooManyRequests:
-		return true, nil
-	case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
-		return idempotent, nil
-	}
-	return false, nil
-}
-
-// permanent reports transport errors that another try cannot fix.
-func permanent(err error) bool {
-	var certErr *tls.CertificateVerificationError
-	var unknownAuth x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var invalid x509.CertificateInvalidError
-	var urlErr *url.Error
-	var redirect *RedirectError
-	if errors.As(err, &redirect) {
-		return true
-	}
-	if errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) || errors.As(err, &invalid) {
-		return true
-	}
-	if errors.As(err, &urlErr) && errors.Is(urlErr.Err, http.ErrSchemeMismatch) {
-		return true
-	}
-	return false
+	return resp.StatusCode == http.StatusTooManyRequests, nil
 }
 
 // backoff computes the wait before retry number attemptNum (0-based):

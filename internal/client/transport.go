@@ -121,27 +121,21 @@ func (t logging) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // attempt tracks one logical request across its retries: which attempt is
-// under way and whether the current attempt's request reached the server in
-// full. The retry policy needs the latter to know whether a POST is safe to
-// send again.
+// under way and whether its request reached the server in full. The retry
+// policy needs the latter to know whether a create is safe to send again.
 type attempt struct {
-	method  string
-	current atomic.Int64
-	written atomic.Bool
+	idempotent bool // a read, which may be sent again whatever happened
+	current    atomic.Int64
+	written    atomic.Bool
 }
 
 type attemptKey struct{}
 
 func withAttempt(ctx context.Context, method string) (context.Context, *attempt) {
-	a := &attempt{method: method}
-	trace := &httptrace.ClientTrace{
-		WroteRequest: func(info httptrace.WroteRequestInfo) {
-			if info.Err == nil {
-				a.written.Store(true)
-			}
-		},
-	}
-	ctx = httptrace.WithClientTrace(ctx, trace)
+	a := &attempt{idempotent: method == http.MethodGet || method == http.MethodHead}
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(info httptrace.WroteRequestInfo) { a.written.Store(info.Err == nil) },
+	})
 	return context.WithValue(ctx, attemptKey{}, a), a
 }
 

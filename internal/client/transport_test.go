@@ -131,7 +131,7 @@ func TestLoggingNeverShowsTheToken(t *testing.T) {
 	if _, err := c.CreateSubscription(ctx, CreateSubscriptionRequest{PlanID: "plan_001"}); !errors.As(err, &uncertain) {
 		t.Fatal(err)
 	}
-	refused, _ := newTestClient(t, closedAddress(t), func(cfg *Config) { cfg.MaxRetries = 1 })
+	refused, _ := newTestClient(t, closedAddress(t), func(cfg *Config) { cfg.MaxRetries = ptr(1) })
 	if _, err := refused.GetPlan(ctx, "plan_001"); err == nil {
 		t.Fatal("no error from a closed port")
 	}

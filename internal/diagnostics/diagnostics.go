@@ -36,62 +36,95 @@ func APIError(summary string, err error, attr path.Path) diag.Diagnostic {
 // Detail is the body of an API error diagnostic: what the service said,
 // then what to do about it.
 func Detail(err error) string {
-	var b strings.Builder
-	var apiErr *client.APIError
-	var uncertain *client.UncertainCreateError
-	var reqErr *client.RequestError
 	var pageErr *client.PageError
-
-	if errors.As(err, &pageErr) {
-		fmt.Fprintf(&b, "Listing stopped at page %d, after %d items had been read.\n", pageErr.Page, pageErr.ItemsRead)
-	}
+	var uncertain *client.UncertainCreateError
+	var apiErr *client.APIError
+	var reqErr *client.RequestError
 	switch {
-	case errors.As(err, &apiErr):
-		fmt.Fprintf(&b, "The service answered HTTP %s to %s %s", apiErr.Status, apiErr.Method, apiErr.Path)
-		if apiErr.Attempts > 1 {
-			fmt.Fprintf(&b, " (after %d attempts)", apiErr.Attempts)
-		}
-		b.WriteString(".\n")
-		if apiErr.Code != "" {
-			fmt.Fprintf(&b, "Code: %s\n", apiErr.Code)
-		}
-		if apiErr.Message != "" {
-			fmt.Fprintf(&b, "Message: %s\n", apiErr.Message)
-		}
-		if apiErr.Code == "" && apiErr.Message == "" {
-			if apiErr.BodyExcerpt == "" {
-				b.WriteString("The answer had an empty body, as a proxy or gateway in front of the service sends.\n")
-			} else {
-				fmt.Fprintf(&b, "The answer was not a service error; it began: %s\n", apiErr.BodyExcerpt)
-			}
-		}
-		for _, d := range apiErr.Details {
-			if line := d.String(); line != "" {
-				fmt.Fprintf(&b, "Detail: %s\n", line)
-			}
-		}
-		if apiErr.Hint != "" {
-			fmt.Fprintf(&b, "Hint: %s\n", apiErr.Hint)
-		}
-		if apiErr.DocsURL != "" {
-			fmt.Fprintf(&b, "Docs: %s\n", apiErr.DocsURL)
-		}
-		if next := nextStep(apiErr); next != "" {
-			fmt.Fprintf(&b, "\n%s", next)
-		}
-		if errors.As(err, &uncertain) {
-			b.WriteString("\n\n" + uncertainAdvice)
-		}
+	case errors.As(err, &pageErr):
+		return fmt.Sprintf("Listing stopped at page %d, after %d items had been read.\n", pageErr.Page, pageErr.ItemsRead) + Detail(pageErr.Err)
 	case errors.As(err, &uncertain):
-		fmt.Fprintf(&b, "%v\n\n%s", uncertain.Err, uncertainAdvice)
+		what := facts(uncertain.Err)
+		if errors.As(uncertain.Err, &apiErr) {
+			what = Detail(uncertain.Err)
+		}
+		return what + "\n\n" + uncertainAdvice
+	case errors.As(err, &apiErr):
+		return answered(apiErr)
 	case errors.As(err, &reqErr):
-		fmt.Fprintf(&b, "%v\n\nCheck base_url and that the service (or the emulator) is reachable from here.", reqErr)
-	case pageErr != nil:
-		b.WriteString(pageErr.Err.Error()) // the page and count are said above
-	default:
-		b.WriteString(err.Error())
+		return facts(reqErr) + "\n\nCheck base_url and that the service (or the emulator) is reachable from here."
+	}
+	return facts(err)
+}
+
+// answered tells what the service answered, then the next step.
+func answered(e *client.APIError) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The service answered HTTP %s to %s %s", e.Status, e.Method, e.Path)
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
+	}
+	b.WriteString(".\n")
+	if e.Code != "" {
+		fmt.Fprintf(&b, "Code: %s\n", e.Code)
+	}
+	if e.Message != "" {
+		fmt.Fprintf(&b, "Message: %s\n", e.Message)
+	}
+	if e.Code == "" && e.Message == "" {
+		if e.BodyExcerpt == "" {
+			b.WriteString("The answer had an empty body, as a proxy or gateway in front of the service sends.\n")
+		} else {
+			fmt.Fprintf(&b, "The answer was not a service error; it began: %s\n", e.BodyExcerpt)
+		}
+	}
+	for _, d := range e.Details {
+		if line := d.String(); line != "" {
+			fmt.Fprintf(&b, "Detail: %s\n", line)
+		}
+	}
+	if e.Hint != "" {
+		fmt.Fprintf(&b, "Hint: %s\n", e.Hint)
+	}
+	if e.DocsURL != "" {
+		fmt.Fprintf(&b, "Docs: %s\n", e.DocsURL)
+	}
+	if next := nextStep(e); next != "" {
+		fmt.Fprintf(&b, "\n%s", next)
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// facts is an error's own text, with the provider setting or the provider's
+// rule that it concerns named.
+func facts(err error) string {
+	var reqErr *client.RequestError
+	var redirect *client.RedirectError
+	var endless *client.EndlessListError
+	switch {
+	case errors.As(err, &reqErr):
+		s := fmt.Sprintf("%s (%s %s): no answer from the service", reqErr.Operation, reqErr.Method, reqErr.Path)
+		switch {
+		case reqErr.Timeout > 0 && reqErr.Attempts > 1:
+			s += fmt.Sprintf(": each of %d attempts timed out after %s (request_timeout)", reqErr.Attempts, reqErr.Timeout)
+		case reqErr.Timeout > 0:
+			s += fmt.Sprintf(": timed out after %s (request_timeout)", reqErr.Timeout)
+		case reqErr.Attempts > 1:
+			s += fmt.Sprintf(" after %d attempts", reqErr.Attempts)
+		}
+		return s + ": " + reqErr.Err.Error()
+	case errors.As(err, &redirect):
+		return redirect.Error() + ". The provider follows redirects only within that origin, " +
+			"so that the API token is never sent elsewhere and https never falls back to http; " +
+			"if the service has moved, set base_url to its new address"
+	case errors.As(err, &endless) && endless.RepeatedCursor != "":
+		return endless.Error() + "; stopping instead of reading the same pages forever"
+	case errors.As(err, &endless) && endless.MaxPages > 0:
+		return endless.Error() + ", the most the provider reads of one list; stopping instead of reading forever"
+	case errors.As(err, &endless):
+		return endless.Error() + "; stopping instead of reading the same items forever"
+	}
+	return err.Error()
 }
 
 const uncertainAdvice = "The service may have created the subscription even so. It was not retried, so that no second eSIM is used. " +

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/webhook"
 )
 
 // Lifecycle changes the real service makes on its own (first use of an eSIM,
@@ -50,8 +52,8 @@ func (s *store) activateLocked(sub *subscription) []any {
 	now := s.clock()
 	sub.ActivatedAt = ptr(now)
 	sub.ExpireAt = ptr(now + sub.Plan.PeriodDays*max(sub.Plan.PeriodIterations, 1)*86400)
-	v1 := subscriptionActivatedEvent{Type: EventSubscriptionActivated, SubscriptionID: sub.ID, EsimICCID: sub.EsimICCID, Timestamp: now}
-	v2 := attachmentActivatedEvent{Type: EventAttachmentActivated, Timestamp: now}
+	v1 := webhook.SubscriptionActivatedEvent{Header: header(webhook.TypeSubscriptionActivated, now), SubscriptionID: sub.ID, EsimICCID: sub.EsimICCID}
+	v2 := webhook.AttachmentActivatedEvent{Header: header(webhook.TypeAttachmentActivated, now)}
 	v2.Data.Esim = sub.EsimICCID
 	v2.Data.Plan = eventPlanOf(sub.Plan)
 	v2.Data.AttachmentID = sub.AttachmentID
@@ -99,16 +101,16 @@ func (s *store) recordUsage(id string, dataBytes int64) ([]any, error) {
 			continue
 		}
 		sub.ThresholdsNotified = append(sub.ThresholdsNotified, t)
-		events = append(events, thresholdBreachedEvent{
-			Type: EventSubscriptionThresholdBreak, SubscriptionID: sub.ID, BreachedService: "data",
-			Threshold: t, EsimICCID: sub.EsimICCID, Timestamp: now,
+		events = append(events, webhook.SubscriptionAllowanceThresholdBreachedEvent{
+			Header: header(webhook.TypeSubscriptionAllowanceThresholdBreached, now), SubscriptionID: sub.ID, BreachedService: "data",
+			Threshold: t, EsimICCID: sub.EsimICCID,
 		})
 		highest = t
 	}
 	// Only fixed-validity plans get attachment usage events; a plan that
 	// repeats its period is recurring.
 	if highest > 0 && sub.Plan.PeriodIterations <= 1 {
-		ev := allowanceConsumedEvent{Type: EventAttachmentAllowanceUsed, Timestamp: now}
+		ev := webhook.AttachmentAllowanceConsumedEvent{Header: header(webhook.TypeAttachmentAllowanceConsumed, now)}
 		ev.Data.UsagePercentage = percent
 		ev.Data.DataUsageBytes = float64(used)
 		ev.Data.Esim = sub.EsimICCID
@@ -143,7 +145,7 @@ func (s *store) moveEsim(iccid, country string) ([]any, error) {
 		return nil, nil // no change detected, no event
 	}
 	e.CountryISO2 = ptr(country)
-	ev := locationChangedEvent{Type: EventEsimLocationChanged, Timestamp: s.clock()}
+	ev := webhook.SubscriptionV2EsimLocationChangedEvent{Header: header(webhook.TypeSubscriptionV2EsimLocationChanged, s.clock())}
 	ev.Data.Esim = iccid
 	ev.Data.CountryISO2 = country
 	return []any{ev}, nil
@@ -166,8 +168,12 @@ func (s *store) setSmdpState(iccid, state string) ([]any, error) {
 	return []any{smdpEvent(iccid, state, s.clock())}, nil
 }
 
-func smdpEvent(iccid, state string, now int64) smdpStateChangedEvent {
-	ev := smdpStateChangedEvent{Type: EventEsimSmdpStateChanged, Timestamp: now}
+func header(typ string, now int64) webhook.Header {
+	return webhook.Header{Type: typ, Timestamp: now}
+}
+
+func smdpEvent(iccid, state string, now int64) webhook.EsimSmdpStateChangedEvent {
+	ev := webhook.EsimSmdpStateChangedEvent{Header: header(webhook.TypeEsimSmdpStateChanged, now)}
 	ev.Data.Esim = iccid
 	ev.Data.SmdpStateChange.State = state
 	ev.Data.SmdpStateChange.ModifiedAt = now

@@ -3,9 +3,6 @@ package emulator
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log"
@@ -14,18 +11,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/webhook"
 )
-
-// SignatureHeader carries the hex HMAC-SHA256 of the body under the webhook's
-// signing secret (contract, "Webhooks").
-const SignatureHeader = "service-signature"
-
-// Sign computes the service-signature value for body.
-func Sign(secret string, body []byte) string {
-	m := hmac.New(sha256.New, []byte(secret))
-	m.Write(body)
-	return hex.EncodeToString(m.Sum(nil))
-}
 
 // WebhookOptions turns on delivery. The zero values of the tuning fields
 // pick defaults suited to a person running the emulator.
@@ -156,7 +144,7 @@ func (d *dispatcher) post(body []byte) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(SignatureHeader, Sign(d.opts.Secret, body))
+	req.Header.Set(webhook.SignatureHeader, webhook.Sign(d.opts.Secret, body))
 	resp, err := d.client.Do(req)
 	if err != nil {
 		return err

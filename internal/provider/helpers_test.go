@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"net/http"
 	"regexp"
 	"strings"
 )
@@ -18,8 +17,3 @@ func errorPattern(parts ...string) *regexp.Regexp {
 }
 
 var planCustom = regexp.MustCompile(`^plan_custom_`)
-
-type (
-	httpResponseWriter = http.ResponseWriter
-	httpRequest        = http.Request
-)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
@@ -495,7 +496,7 @@ type archivingProxy struct {
 	archive atomic.Bool
 }
 
-func (a *archivingProxy) ServeHTTP(w httpResponseWriter, r *httpRequest) {
+func (a *archivingProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !a.archive.Load() || r.Method != "GET" || !strings.HasPrefix(r.URL.Path, "/v1/plans/") {
 		a.emu.ServeHTTP(w, r)
 		return

@@ -32,12 +32,6 @@ const (
 	EnvPreflight = "MOBILEPLAN_PREFLIGHT"
 )
 
-// Defaults of the optional settings.
-const (
-	defaultMaxRetries     = 4
-	defaultRequestTimeout = "30s"
-)
-
 var _ provider.Provider = (*mobileplanProvider)(nil)
 
 type mobileplanProvider struct {
@@ -87,12 +81,12 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				Sensitive:           true,
 			},
 			"max_retries": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("How many times a failed request is retried (0 to 10, default %d). Reads are retried on rate limits (429), server errors and network errors, honoring `Retry-After`; a create only on 429 or when the connection failed before the request was sent, never after an ambiguous failure.", defaultMaxRetries),
+				MarkdownDescription: fmt.Sprintf("How many times a failed request is retried (0 to 10, default %d). Reads are retried on rate limits (429), server errors and network errors, honoring `Retry-After`; a create only on 429 or when the connection failed before the request was sent, never after an ambiguous failure.", client.DefaultMaxRetries),
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.Between(0, 10)},
 			},
 			"request_timeout": schema.StringAttribute{
-				MarkdownDescription: "Time limit of each request attempt, as a Go duration such as `30s` or `2m` (default `" + defaultRequestTimeout + "`).",
+				MarkdownDescription: "Time limit of each request attempt, as a Go duration such as `30s` or `2m` (default `" + client.DefaultRequestTimeout.String() + "`).",
 				Optional:            true,
 				Validators:          []validator.String{durationValidator{}},
 			},
@@ -144,33 +138,28 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx = tflog.MaskMessageStrings(ctx, token)
-
-	maxRetries := int64(defaultMaxRetries)
-	if !cfg.MaxRetries.IsNull() && !cfg.MaxRetries.IsUnknown() {
-		maxRetries = cfg.MaxRetries.ValueInt64()
-	}
-	timeout, _ := time.ParseDuration(defaultRequestTimeout)
-	if s := cfg.RequestTimeout.ValueString(); s != "" {
-		timeout, _ = time.ParseDuration(s) // checked by durationValidator
-	}
-	retries := int(maxRetries)
-	if retries == 0 {
-		retries = -1 // the client reads 0 as "default"
-	}
-	c, err := client.New(client.Config{
+	// The defaults are the client's (client.DefaultX), as the schema documents them.
+	cc := client.Config{
 		BaseURL:        baseURL,
 		Token:          token,
 		UserAgent:      fmt.Sprintf("terraform-provider-mobileplan/%s (+https://registry.terraform.io/providers/mobileplan/mobileplan) Terraform/%s", p.version, req.TerraformVersion),
-		MaxRetries:     retries,
-		RequestTimeout: timeout,
+		RequestTimeout: client.DefaultRequestTimeout,
 		Lifetime:       p.lifetime,
-	})
+	}
+	maxRetries := client.DefaultMaxRetries
+	if !cfg.MaxRetries.IsNull() && !cfg.MaxRetries.IsUnknown() {
+		maxRetries = int(cfg.MaxRetries.ValueInt64())
+		cc.MaxRetries = &maxRetries
+	}
+	if s := cfg.RequestTimeout.ValueString(); s != "" {
+		cc.RequestTimeout, _ = time.ParseDuration(s) // checked by durationValidator
+	}
+	c, err := client.New(cc)
 	if err != nil {
 		resp.Diagnostics.AddError("Could not configure the mobileplan client", err.Error())
 		return
 	}
-	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": timeout.String(), "preflight": mode})
+	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": cc.RequestTimeout.String(), "preflight": mode})
 	resp.DataSourceData = c
 	resp.ResourceData = &resourceData{client: c, preflight: newPreflight(c, mode)}
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"sort"
@@ -192,7 +193,7 @@ type swappableHandler struct {
 	current atomic.Pointer[emulator.Emulator]
 }
 
-func (s *swappableHandler) ServeHTTP(w httpResponseWriter, r *httpRequest) {
+func (s *swappableHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.current.Load().ServeHTTP(w, r)
 }
 

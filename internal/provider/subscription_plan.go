@@ -50,7 +50,12 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 	resp.RequiresReplace = append(resp.RequiresReplace, at)
-	if unknownInput(ctx, config) {
+	unknown, diags := unknownInput(ctx, config)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if unknown {
 		resp.Diagnostics.AddAttributeWarning(at, "Replacing a subscription whose plan is known only after apply",
 			fmt.Sprintf("The plan of subscription %s comes from a value Terraform will know only during apply, so it must assume the plan changes and "+
 				"replace the subscription, even if the value turns out the same. The new subscription takes another eSIM, and %s (eSIM %s) keeps running at the service. "+
@@ -108,14 +113,14 @@ func planChanged(ctx context.Context, config, state subscriptionResourceModel) (
 
 // unknownInput reports whether the plan a configuration describes is not
 // known until apply.
-func unknownInput(ctx context.Context, config subscriptionResourceModel) bool {
+func unknownInput(ctx context.Context, config subscriptionResourceModel) (bool, diag.Diagnostics) {
 	if config.PlanID.IsUnknown() || config.Plan.IsUnknown() {
-		return true
+		return true, nil
 	}
 	if config.Plan.IsNull() {
-		return false
+		return false, nil
 	}
 	var want inlinePlanModel
-	config.Plan.As(ctx, &want, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})
-	return want.CoverageID.IsUnknown() || want.DataMBs.IsUnknown() || want.PeriodDays.IsUnknown()
+	diags := config.Plan.As(ctx, &want, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})
+	return want.CoverageID.IsUnknown() || want.DataMBs.IsUnknown() || want.PeriodDays.IsUnknown(), diags
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -163,7 +162,7 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 	sub, err := r.client.CreateSubscription(ctx, body)
 	if err != nil {
 		attr := path.Empty()
-		if client.IsPreconditionFailed(err) || statusOf(err) == 400 {
+		if client.IsPreconditionFailed(err) || client.IsBadRequest(err) {
 			attr = inputPath // the plan was refused, or the service has no eSIM for it
 		}
 		resp.Diagnostics.Append(diagnostics.APIError("Could not create subscription", err, attr))
@@ -230,12 +229,4 @@ func (r *subscriptionResource) ImportState(ctx context.Context, req resource.Imp
 		return
 	}
 	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
-}
-
-func statusOf(err error) int {
-	var apiErr *client.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.StatusCode
-	}
-	return 0
 }

@@ -1,35 +1,53 @@
-package client
+package webhook_test
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/webhook"
 )
 
 const webhookSecret = "whsec_test_5d1c"
 
+// sign is the tests' own HMAC-SHA256, against which webhook.Sign is checked.
 func sign(secret string, body []byte) string {
 	m := hmac.New(sha256.New, []byte(secret))
 	m.Write(body)
 	return hex.EncodeToString(m.Sum(nil))
 }
 
+// Sign is HMAC-SHA256 in lowercase hex (RFC 4231-style known answer).
+func TestSignKnownAnswer(t *testing.T) {
+	t.Parallel()
+	got := webhook.Sign("key", []byte("The quick brown fox jumps over the lazy dog"))
+	if want := "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8"; got != want {
+		t.Errorf("Sign = %s, want %s", got, want)
+	}
+	if webhook.SignatureHeader != "service-signature" {
+		t.Errorf("SignatureHeader %q", webhook.SignatureHeader)
+	}
+}
+
 func TestVerifySignature(t *testing.T) {
 	t.Parallel()
 	body := []byte(`{"type":"subscription.activated","subscriptionId":"sub_1","esimIccid":"8988247000000000013","timestamp":1767225600}`)
 	good := sign(webhookSecret, body)
-	if good != emulator.Sign(webhookSecret, body) {
-		t.Fatal("test signer disagrees with the emulator's")
+	if good != webhook.Sign(webhookSecret, body) {
+		t.Fatal("test signer disagrees with webhook.Sign")
 	}
 	tampered := append([]byte(nil), body...)
 	tampered[len(tampered)-2] = '1'
@@ -43,21 +61,21 @@ func TestVerifySignature(t *testing.T) {
 		{"valid", webhookSecret, body, good, nil},
 		{"valid with surrounding space", webhookSecret, body, " " + good + "\t", nil},
 		{"uppercase hex", webhookSecret, body, strings.ToUpper(good), nil}, // hex.DecodeString accepts both cases
-		{"tampered body", webhookSecret, tampered, good, ErrBadSignature},
-		{"reformatted body", webhookSecret, []byte(strings.ReplaceAll(string(body), ",", ", ")), good, ErrBadSignature},
-		{"wrong secret", "whsec_other", body, good, ErrBadSignature},
-		{"empty secret", "", body, good, ErrBadSignature},
-		{"missing header", webhookSecret, body, "", ErrMissingSignature},
-		{"blank header", webhookSecret, body, "   ", ErrMissingSignature},
-		{"truncated header", webhookSecret, body, good[:len(good)-2], ErrBadSignature},
-		{"odd-length header", webhookSecret, body, good[:len(good)-1], ErrBadSignature},
-		{"extended header", webhookSecret, body, good + "00", ErrBadSignature},
-		{"non-hex header", webhookSecret, body, strings.Repeat("zz", 32), ErrBadSignature},
-		{"prefixed header", webhookSecret, body, "sha256=" + good, ErrBadSignature},
-		{"base64 header", webhookSecret, body, "3q2+7w==", ErrBadSignature},
+		{"tampered body", webhookSecret, tampered, good, webhook.ErrBadSignature},
+		{"reformatted body", webhookSecret, []byte(strings.ReplaceAll(string(body), ",", ", ")), good, webhook.ErrBadSignature},
+		{"wrong secret", "whsec_other", body, good, webhook.ErrBadSignature},
+		{"empty secret", "", body, good, webhook.ErrBadSignature},
+		{"missing header", webhookSecret, body, "", webhook.ErrMissingSignature},
+		{"blank header", webhookSecret, body, "   ", webhook.ErrMissingSignature},
+		{"truncated header", webhookSecret, body, good[:len(good)-2], webhook.ErrBadSignature},
+		{"odd-length header", webhookSecret, body, good[:len(good)-1], webhook.ErrBadSignature},
+		{"extended header", webhookSecret, body, good + "00", webhook.ErrBadSignature},
+		{"non-hex header", webhookSecret, body, strings.Repeat("zz", 32), webhook.ErrBadSignature},
+		{"prefixed header", webhookSecret, body, "sha256=" + good, webhook.ErrBadSignature},
+		{"base64 header", webhookSecret, body, "3q2+7w==", webhook.ErrBadSignature},
 	} {
-		if err := VerifySignature(tc.secret, tc.body, tc.header); !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
-			t.Errorf("%s: VerifySignature = %v, want %v", tc.name, err, tc.want)
+		if err := webhook.Verify(tc.secret, tc.body, tc.header); !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+			t.Errorf("%s: webhook.Verify = %v, want %v", tc.name, err, tc.want)
 		}
 	}
 }
@@ -67,20 +85,20 @@ func TestVerifySignature(t *testing.T) {
 
 func TestParseEventSubscriptionActivated(t *testing.T) {
 	t.Parallel()
-	ev, err := ParseEvent([]byte(`{"type":"subscription.activated","subscriptionId":"sub_1a2b","esimIccid":"8988247000000000013","timestamp":1767225600}`))
+	ev, err := webhook.Parse([]byte(`{"type":"subscription.activated","subscriptionId":"sub_1a2b","esimIccid":"8988247000000000013","timestamp":1767225600}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, ok := ev.(*SubscriptionActivatedEvent)
-	if !ok || e.SubscriptionID != "sub_1a2b" || e.EsimICCID != "8988247000000000013" || e.EventType() != EventSubscriptionActivated || e.EventTimestamp() != 1767225600 {
+	e, ok := ev.(*webhook.SubscriptionActivatedEvent)
+	if !ok || e.SubscriptionID != "sub_1a2b" || e.EsimICCID != "8988247000000000013" || e.EventType() != webhook.TypeSubscriptionActivated || e.EventTimestamp() != 1767225600 {
 		t.Errorf("ParseEvent = %T %s", ev, dump(ev))
 	}
 	// The document's sample omits esimIccid although it is declared required.
-	ev, err = ParseEvent([]byte(`{"type":"subscription.activated","subscriptionId":"sub_1a2b","timestamp":1767225600}`))
+	ev, err = webhook.Parse([]byte(`{"type":"subscription.activated","subscriptionId":"sub_1a2b","timestamp":1767225600}`))
 	if err != nil {
 		t.Fatalf("V1 event without esimIccid: %v", err)
 	}
-	if e := ev.(*SubscriptionActivatedEvent); e.EsimICCID != "" || e.SubscriptionID != "sub_1a2b" {
+	if e := ev.(*webhook.SubscriptionActivatedEvent); e.EsimICCID != "" || e.SubscriptionID != "sub_1a2b" {
 		t.Errorf("ParseEvent = %s", dump(e))
 	}
 }
@@ -88,28 +106,28 @@ func TestParseEventSubscriptionActivated(t *testing.T) {
 func TestParseEventThresholdBreached(t *testing.T) {
 	t.Parallel()
 	for _, service := range []string{"data", "voice", "sms"} {
-		ev, err := ParseEvent([]byte(`{"type":"subscription.allowance.thresholdBreached","subscriptionId":"sub_1a2b","breachedService":"` + service + `","threshold":80,"esimIccid":"8988247000000000013","timestamp":1767229200}`))
+		ev, err := webhook.Parse([]byte(`{"type":"subscription.allowance.thresholdBreached","subscriptionId":"sub_1a2b","breachedService":"` + service + `","threshold":80,"esimIccid":"8988247000000000013","timestamp":1767229200}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, ok := ev.(*ThresholdBreachedEvent)
+		e, ok := ev.(*webhook.SubscriptionAllowanceThresholdBreachedEvent)
 		if !ok || e.SubscriptionID != "sub_1a2b" || e.BreachedService != service || e.Threshold != 80 || e.EsimICCID != "8988247000000000013" || e.Timestamp != 1767229200 {
 			t.Errorf("ParseEvent = %T %s", ev, dump(ev))
 		}
 	}
 	// As in the sample: no esimIccid.
-	ev, err := ParseEvent([]byte(`{"type":"subscription.allowance.thresholdBreached","subscriptionId":"sub_1a2b","breachedService":"data","threshold":50,"timestamp":1767229200}`))
+	ev, err := webhook.Parse([]byte(`{"type":"subscription.allowance.thresholdBreached","subscriptionId":"sub_1a2b","breachedService":"data","threshold":50,"timestamp":1767229200}`))
 	if err != nil {
 		t.Fatalf("V1 event without esimIccid: %v", err)
 	}
-	if e := ev.(*ThresholdBreachedEvent); e.Threshold != 50 || e.EsimICCID != "" {
+	if e := ev.(*webhook.SubscriptionAllowanceThresholdBreachedEvent); e.Threshold != 50 || e.EsimICCID != "" {
 		t.Errorf("ParseEvent = %s", dump(e))
 	}
 }
 
 func TestParseEventAttachmentActivated(t *testing.T) {
 	t.Parallel()
-	ev, err := ParseEvent([]byte(`{
+	ev, err := webhook.Parse([]byte(`{
 	  "type": "attachment.activated",
 	  "timestamp": 1767225600,
 	  "data": {
@@ -121,7 +139,7 @@ func TestParseEventAttachmentActivated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, ok := ev.(*AttachmentActivatedEvent)
+	e, ok := ev.(*webhook.AttachmentActivatedEvent)
 	if !ok || e.Data.Esim != "8988247000000000013" || e.Data.AttachmentID != "att_77aa" || e.Data.Plan == nil || e.Timestamp != 1767225600 {
 		t.Fatalf("ParseEvent = %T %s", ev, dump(ev))
 	}
@@ -130,15 +148,15 @@ func TestParseEventAttachmentActivated(t *testing.T) {
 		t.Errorf("data.plan = %s", dump(p))
 	}
 	// The sample carries data.planId instead of data.plan.
-	ev, err = ParseEvent([]byte(`{"type":"attachment.activated","timestamp":1767225600,"data":{"esim":"8988247000000000013","planId":"plan_001","attachmentId":"att_77aa"}}`))
+	ev, err = webhook.Parse([]byte(`{"type":"attachment.activated","timestamp":1767225600,"data":{"esim":"8988247000000000013","planId":"plan_001","attachmentId":"att_77aa"}}`))
 	if err != nil {
 		t.Fatalf("attachment event with data.planId: %v", err)
 	}
-	if e := ev.(*AttachmentActivatedEvent); e.Data.PlanID != "plan_001" || e.Data.Plan != nil {
+	if e := ev.(*webhook.AttachmentActivatedEvent); e.Data.PlanID != "plan_001" || e.Data.Plan != nil {
 		t.Errorf("ParseEvent = %s", dump(e))
 	}
 	// Neither plan nor planId.
-	_, err = ParseEvent([]byte(`{"type":"attachment.activated","timestamp":1767225600,"data":{"esim":"8988247000000000013","attachmentId":"att_77aa"}}`))
+	_, err = webhook.Parse([]byte(`{"type":"attachment.activated","timestamp":1767225600,"data":{"esim":"8988247000000000013","attachmentId":"att_77aa"}}`))
 	if err == nil || !strings.Contains(err.Error(), "data.plan") {
 		t.Errorf("without a plan: error = %v, want one naming data.plan", err)
 	}
@@ -146,7 +164,7 @@ func TestParseEventAttachmentActivated(t *testing.T) {
 
 func TestParseEventAllowanceConsumed(t *testing.T) {
 	t.Parallel()
-	ev, err := ParseEvent([]byte(`{
+	ev, err := webhook.Parse([]byte(`{
 	  "type": "attachment.allowanceConsumed",
 	  "timestamp": 1767229200,
 	  "data": {
@@ -160,7 +178,7 @@ func TestParseEventAllowanceConsumed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, ok := ev.(*AllowanceConsumedEvent)
+	e, ok := ev.(*webhook.AttachmentAllowanceConsumedEvent)
 	if !ok || e.Data.UsagePercentage != 80.5 || e.Data.DataUsageBytes != 824320000 || e.Data.Esim != "8988247000000000013" ||
 		e.Data.AttachmentID != "att_77aa" || e.Data.Plan == nil || e.Data.Plan.Label != nil || e.Data.Plan.CoverageProfileID != nil {
 		t.Errorf("ParseEvent = %T %s", ev, dump(ev))
@@ -170,7 +188,7 @@ func TestParseEventAllowanceConsumed(t *testing.T) {
 		`{"type":"attachment.allowanceConsumed","timestamp":1767229200,"data":{"usagePercentage":100,"dataUsageBytes":1024000000,"esim":"8988247000000000013","planId":"plan_001","attachmentId":"att_77aa"}}`,
 		`{"type":"attachment.allowanceConsumed","timestamp":1767229200,"data":{"usagePercentage":50,"dataUsageBytes":512000000,"esim":"8988247000000000013","attachmentId":"att_77aa"}}`,
 	} {
-		if _, err := ParseEvent([]byte(body)); err != nil {
+		if _, err := webhook.Parse([]byte(body)); err != nil {
 			t.Errorf("ParseEvent(%s): %v", body, err)
 		}
 	}
@@ -178,23 +196,23 @@ func TestParseEventAllowanceConsumed(t *testing.T) {
 
 func TestParseEventLocationChanged(t *testing.T) {
 	t.Parallel()
-	ev, err := ParseEvent([]byte(`{"type":"subscriptionV2.esim.locationChanged","timestamp":1767232800,"data":{"esim":"8988247000000000013","countryIso2":"DE"}}`))
+	ev, err := webhook.Parse([]byte(`{"type":"subscriptionV2.esim.locationChanged","timestamp":1767232800,"data":{"esim":"8988247000000000013","countryIso2":"DE"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, ok := ev.(*LocationChangedEvent)
-	if !ok || e.Data.Esim != "8988247000000000013" || e.Data.CountryISO2 != "DE" || e.EventType() != EventSubscriptionV2LocationChanged {
+	e, ok := ev.(*webhook.SubscriptionV2EsimLocationChangedEvent)
+	if !ok || e.Data.Esim != "8988247000000000013" || e.Data.CountryISO2 != "DE" || e.EventType() != webhook.TypeSubscriptionV2EsimLocationChanged {
 		t.Errorf("ParseEvent = %T %s", ev, dump(ev))
 	}
 }
 
 func TestParseEventSmdpStateChanged(t *testing.T) {
 	t.Parallel()
-	ev, err := ParseEvent([]byte(`{"type":"esim.smdp.stateChanged","timestamp":1767236400,"data":{"esim":"8988247000000000013","smdpStateChange":{"state":"RELEASED","modifiedAt":1767236399,"modificationResult":"SUCCESS"}}}`))
+	ev, err := webhook.Parse([]byte(`{"type":"esim.smdp.stateChanged","timestamp":1767236400,"data":{"esim":"8988247000000000013","smdpStateChange":{"state":"RELEASED","modifiedAt":1767236399,"modificationResult":"SUCCESS"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, ok := ev.(*SmdpStateChangedEvent)
+	e, ok := ev.(*webhook.EsimSmdpStateChangedEvent)
 	if !ok || e.Data.Esim != "8988247000000000013" || e.Data.SmdpStateChange.State != "RELEASED" ||
 		e.Data.SmdpStateChange.ModifiedAt != 1767236399 || e.Data.SmdpStateChange.ModificationResult != "SUCCESS" {
 		t.Errorf("ParseEvent = %T %s", ev, dump(ev))
@@ -222,7 +240,7 @@ func TestParseEventRejects(t *testing.T) {
 		{`[]`, "not a JSON event"},
 		{``, "not a JSON event"},
 	} {
-		ev, err := ParseEvent([]byte(tc.body))
+		ev, err := webhook.Parse([]byte(tc.body))
 		if err == nil {
 			t.Errorf("ParseEvent(%s) = %s, want an error", tc.body, dump(ev))
 			continue
@@ -232,7 +250,7 @@ func TestParseEventRejects(t *testing.T) {
 		}
 	}
 	// A missing field error names every missing field.
-	_, err := ParseEvent([]byte(`{"type":"attachment.activated","timestamp":1,"data":{}}`))
+	_, err := webhook.Parse([]byte(`{"type":"attachment.activated","timestamp":1,"data":{}}`))
 	if err == nil || !strings.Contains(err.Error(), "data.esim, data.plan, data.attachmentId") {
 		t.Errorf("error = %v", err)
 	}
@@ -240,8 +258,8 @@ func TestParseEventRejects(t *testing.T) {
 
 func TestParseEventIgnoresUnknownFields(t *testing.T) {
 	t.Parallel()
-	ev, err := ParseEvent([]byte(`{"type":"subscriptionV2.esim.locationChanged","timestamp":1,"id":"evt_1","apiVersion":"2","data":{"esim":"e","countryIso2":"FR","previousCountryIso2":"DE"}}`))
-	if err != nil || ev.(*LocationChangedEvent).Data.CountryISO2 != "FR" {
+	ev, err := webhook.Parse([]byte(`{"type":"subscriptionV2.esim.locationChanged","timestamp":1,"id":"evt_1","apiVersion":"2","data":{"esim":"e","countryIso2":"FR","previousCountryIso2":"DE"}}`))
+	if err != nil || ev.(*webhook.SubscriptionV2EsimLocationChangedEvent).Data.CountryISO2 != "FR" {
 		t.Errorf("ParseEvent = %s, %v", dump(ev), err)
 	}
 }
@@ -252,7 +270,7 @@ func TestWebhookEndToEnd(t *testing.T) {
 	t.Parallel()
 	var (
 		mu       sync.Mutex
-		events   []Event
+		events   []webhook.Event
 		problems []string
 	)
 	receiver := startServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -263,12 +281,12 @@ func TestWebhookEndToEnd(t *testing.T) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if err := VerifySignature(webhookSecret, body, r.Header.Get(SignatureHeader)); err != nil {
+		if err := webhook.Verify(webhookSecret, body, r.Header.Get(webhook.SignatureHeader)); err != nil {
 			problems = append(problems, err.Error())
 			http.Error(w, "bad signature", http.StatusUnauthorized)
 			return
 		}
-		ev, err := ParseEvent(body)
+		ev, err := webhook.Parse(body)
 		if err != nil {
 			problems = append(problems, err.Error()+": "+string(body))
 			http.Error(w, "bad event", 400)
@@ -280,8 +298,11 @@ func TestWebhookEndToEnd(t *testing.T) {
 	emu := emulatortest.Start(t, emulator.Options{Webhook: emulator.WebhookOptions{
 		URL: receiver.URL, Secret: webhookSecret, BaseBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
 	}})
-	c, _ := newTestClient(t, emu.URL, nil)
-	sub, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
+	c, err := client.New(client.Config{BaseURL: emu.URL, Token: emulatortest.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := c.CreateSubscription(context.Background(), client.CreateSubscriptionRequest{PlanID: "plan_001"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +320,7 @@ func TestWebhookEndToEnd(t *testing.T) {
 	}
 
 	deadline := time.Now().Add(10 * time.Second)
-	var got []Event
+	var got []webhook.Event
 	for {
 		mu.Lock()
 		got = append(got[:0], events...)
@@ -313,33 +334,33 @@ func TestWebhookEndToEnd(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	byType := map[string]Event{}
+	byType := map[string]webhook.Event{}
 	for _, ev := range got {
 		byType[ev.EventType()] = ev
 	}
-	act, ok := byType[EventSubscriptionActivated].(*SubscriptionActivatedEvent)
+	act, ok := byType[webhook.TypeSubscriptionActivated].(*webhook.SubscriptionActivatedEvent)
 	if !ok || act.SubscriptionID != sub.ID || act.EsimICCID != sub.EsimICCID || act.Timestamp == 0 {
-		t.Errorf("subscription.activated = %s", dump(byType[EventSubscriptionActivated]))
+		t.Errorf("subscription.activated = %s", dump(byType[webhook.TypeSubscriptionActivated]))
 	}
-	att, ok := byType[EventAttachmentActivated].(*AttachmentActivatedEvent)
+	att, ok := byType[webhook.TypeAttachmentActivated].(*webhook.AttachmentActivatedEvent)
 	if !ok || att.Data.Esim != sub.EsimICCID || att.Data.AttachmentID == "" || att.Data.Plan == nil || *att.Data.Plan.DataMegaBytes != 1024 || *att.Data.Plan.Label != "global" {
-		t.Errorf("attachment.activated = %s", dump(byType[EventAttachmentActivated]))
+		t.Errorf("attachment.activated = %s", dump(byType[webhook.TypeAttachmentActivated]))
 	}
-	loc, ok := byType[EventSubscriptionV2LocationChanged].(*LocationChangedEvent)
+	loc, ok := byType[webhook.TypeSubscriptionV2EsimLocationChanged].(*webhook.SubscriptionV2EsimLocationChangedEvent)
 	if !ok || loc.Data.CountryISO2 != "DE" || loc.Data.Esim != sub.EsimICCID {
-		t.Errorf("location changed = %s", dump(byType[EventSubscriptionV2LocationChanged]))
+		t.Errorf("location changed = %s", dump(byType[webhook.TypeSubscriptionV2EsimLocationChanged]))
 	}
-	smdp, ok := byType[EventEsimSmdpStateChanged].(*SmdpStateChangedEvent)
+	smdp, ok := byType[webhook.TypeEsimSmdpStateChanged].(*webhook.EsimSmdpStateChangedEvent)
 	if !ok || smdp.Data.SmdpStateChange.State != "RELEASED" || smdp.Data.SmdpStateChange.ModificationResult != "SUCCESS" {
-		t.Errorf("SM-DP+ state changed = %s", dump(byType[EventEsimSmdpStateChanged]))
+		t.Errorf("SM-DP+ state changed = %s", dump(byType[webhook.TypeEsimSmdpStateChanged]))
 	}
-	thr, ok := byType[EventSubscriptionThresholdBreached].(*ThresholdBreachedEvent)
+	thr, ok := byType[webhook.TypeSubscriptionAllowanceThresholdBreached].(*webhook.SubscriptionAllowanceThresholdBreachedEvent)
 	if !ok || thr.SubscriptionID != sub.ID || thr.Threshold != 50 || thr.BreachedService != "data" {
-		t.Errorf("threshold breached = %s", dump(byType[EventSubscriptionThresholdBreached]))
+		t.Errorf("threshold breached = %s", dump(byType[webhook.TypeSubscriptionAllowanceThresholdBreached]))
 	}
-	used, ok := byType[EventAttachmentAllowanceConsumed].(*AllowanceConsumedEvent)
+	used, ok := byType[webhook.TypeAttachmentAllowanceConsumed].(*webhook.AttachmentAllowanceConsumedEvent)
 	if !ok || used.Data.AttachmentID != att.Data.AttachmentID || used.Data.UsagePercentage < 50 || used.Data.DataUsageBytes != 600_000_000 {
-		t.Errorf("allowance consumed = %s", dump(byType[EventAttachmentAllowanceConsumed]))
+		t.Errorf("allowance consumed = %s", dump(byType[webhook.TypeAttachmentAllowanceConsumed]))
 	}
 	// Activation also installs the eSIM's profile: a second SM-DP+ event.
 	if len(got) != 7 {
@@ -353,7 +374,7 @@ func TestWebhookEndToEndRejectsWrongSecret(t *testing.T) {
 	var results []error
 	receiver := startServer(t, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		err := VerifySignature("not-the-secret", body, r.Header.Get(SignatureHeader))
+		err := webhook.Verify("not-the-secret", body, r.Header.Get(webhook.SignatureHeader))
 		mu.Lock()
 		results = append(results, err)
 		mu.Unlock()
@@ -375,7 +396,22 @@ func TestWebhookEndToEndRejectsWrongSecret(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(results) != 1 || !errors.Is(results[0], ErrBadSignature) {
-		t.Errorf("verification results = %v, want one ErrBadSignature", results)
+	if len(results) != 1 || !errors.Is(results[0], webhook.ErrBadSignature) {
+		t.Errorf("verification results = %v, want one webhook.ErrBadSignature", results)
 	}
+}
+
+func startServer(t *testing.T, h http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func dump(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
 }
