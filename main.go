@@ -45,6 +45,8 @@ func main() {
 		}
 	}
 	defer stopProfile()
+	removeSocketDir := ownSocketDir()
+	defer removeSocketDir()
 
 	// The provider's lifetime: every API call ends with it. It ends when
 	// Terraform is gone, and the process exits right after, so that no
@@ -55,6 +57,7 @@ func main() {
 		// now would end the process with SIGPIPE before the profile is saved.
 		end()
 		stopProfile()
+		removeSocketDir()
 		os.Exit(1)
 	})
 
@@ -65,7 +68,8 @@ func main() {
 	if err != nil {
 		log.Print(err.Error())
 		stopProfile()
-		os.Exit(1) //nolint:gocritic // stopProfile has just run
+		removeSocketDir()
+		os.Exit(1) //nolint:gocritic // stopProfile and removeSocketDir have just run
 
 	}
 }
