@@ -1,12 +1,10 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"iter"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -36,38 +34,44 @@ func keysAttribute(desc string) dschema.ListAttribute {
 	return dschema.ListAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.StringType}
 }
 
-// listing describes one read of a list data source.
+// itemsAttribute is the list of the items found, each with attrs.
+func itemsAttribute(desc string, attrs map[string]dschema.Attribute) dschema.ListNestedAttribute {
+	return dschema.ListNestedAttribute{
+		MarkdownDescription: desc,
+		Computed:            true,
+		NestedObject:        dschema.NestedAttributeObject{Attributes: attrs},
+	}
+}
+
+// listing describes one read of a list data source: the service's items T
+// shown as models M.
 type listing[T, M any] struct {
-	what      string // e.g. "eSIMs", for the error summary
-	seq       iter.Seq2[T, error]
-	keep      func(T) bool
-	maxItems  types.Int64
-	convert   func(T) (M, diag.Diagnostics)
-	itemTypes map[string]attr.Type
-	key       func(M) types.String
+	what     string // e.g. "eSIMs", for the error summary
+	seq      iter.Seq2[T, error]
+	keep     func(T) bool
+	maxItems types.Int64
+	convert  func(T) (M, diag.Diagnostics)
+	key      func(T) string
 }
 
 // read pages through the list, keeps what the filters match up to
 // max_items, and returns the two computed attributes of a list data source:
-// the items and their keys. Failures go to diags, with the page that failed.
-func (l listing[T, M]) read(ctx context.Context, diags *diag.Diagnostics) (items, keys types.List) {
+// the items and their keys, both empty (not null) when nothing matched.
+// Failures go to diags, with the page that failed.
+func (l listing[T, M]) read(diags *diag.Diagnostics) (items []M, keys []string) {
 	found, err := client.Collect(l.seq, l.keep, int(l.maxItems.ValueInt64()))
 	if err != nil {
 		diags.Append(diagnostics.APIError("Could not list "+l.what, err, path.Empty()))
-		return items, keys
+		return nil, nil
 	}
-	models := make([]M, 0, len(found))
-	keyValues := make([]attr.Value, 0, len(found))
+	items = make([]M, 0, len(found))
+	keys = make([]string, 0, len(found))
 	for _, it := range found {
 		m, d := l.convert(it)
 		diags.Append(d...)
-		models = append(models, m)
-		keyValues = append(keyValues, l.key(m))
+		items = append(items, m)
+		keys = append(keys, l.key(it))
 	}
-	items, d := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: l.itemTypes}, models)
-	diags.Append(d...)
-	keys, d = types.ListValue(types.StringType, keyValues)
-	diags.Append(d...)
 	return items, keys
 }
 

@@ -14,16 +14,17 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
 )
 
-// lookupDataSource is every singular data source: read one object of type
-// T by the key attribute and show it as model M. A missing object is an
-// error that names it, attached to the key.
+// lookupDataSource is every singular data source (plan_data_source.go,
+// esim_data_source.go, subscription_data_source.go): read one object of
+// type T by the key attribute and show it as model M. A missing object is
+// an error that names it, attached to the key.
 type lookupDataSource[T, M any] struct {
 	typeSuffix  string // e.g. "_plan"
 	what        string // e.g. "plan", for messages
 	keyAttr     string // e.g. "id"
 	description string
 	attributes  func() map[string]dschema.Attribute
-	get         func(c *client.Client, ctx context.Context, key string) (*T, error)
+	get         func(ctx context.Context, c *client.Client, key string) (*T, error)
 	convert     func(*T) (M, diag.Diagnostics)
 
 	client *client.Client
@@ -47,7 +48,7 @@ func (d *lookupDataSource[T, M]) Read(ctx context.Context, req datasource.ReadRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	obj, err := d.get(d.client, ctx, key.ValueString())
+	obj, err := d.get(ctx, d.client, key.ValueString())
 	switch {
 	case client.IsNotFound(err):
 		resp.Diagnostics.AddAttributeError(path.Root(d.keyAttr), fmt.Sprintf("No %s %q", d.what, key.ValueString()),

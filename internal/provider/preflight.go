@@ -234,22 +234,6 @@ func (p *preflight) freeInventory(ctx context.Context) (inventory, bool) {
 	return p.inventory, scannedHere
 }
 
-// resourceData is what Configure hands to resources: the client, and the
-// preflight of this provider instance (nil when it is off).
-type resourceData struct {
-	client    *client.Client
-	preflight *preflight
-}
-
-// preflightFrom takes the preflight out of ProviderData; nil, which checks
-// nothing, before the provider is configured.
-func preflightFrom(data any) *preflight {
-	if d, ok := data.(*resourceData); ok {
-		return d.preflight
-	}
-	return nil
-}
-
 // preflightMode is the `preflight` setting, or MOBILEPLAN_PREFLIGHT when the
 // provider block leaves it out, or "error".
 func preflightMode(v types.String) (string, diag.Diagnostics) {

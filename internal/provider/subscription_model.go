@@ -41,23 +41,6 @@ var planDetailsAttrTypes = map[string]attr.Type{
 	"coverage_profile_id":  types.StringType,
 }
 
-// subscriptionAttrTypes is the object type of one mobileplan_subscriptions item.
-func subscriptionAttrTypes() map[string]attr.Type {
-	return map[string]attr.Type{
-		"id":                  types.StringType,
-		"plan_id":             types.StringType,
-		"esim_iccid":          types.StringType,
-		"state":               types.StringType,
-		"created_at":          types.Int64Type,
-		"activated_at":        types.Int64Type,
-		"expire_at":           types.Int64Type,
-		"metadata":            types.MapType{ElemType: types.StringType},
-		"plan_details":        types.ObjectType{AttrTypes: planDetailsAttrTypes},
-		"purchased_allowance": types.ObjectType{AttrTypes: allowanceAttrTypes},
-		"remaining_allowance": types.ObjectType{AttrTypes: allowanceAttrTypes},
-	}
-}
-
 // Service defaults of PlanForAttachment fields the answer may leave out.
 const (
 	defaultPeriodIterations   = 1

@@ -13,16 +13,20 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
 
+var _ datasource.DataSourceWithConfigure = (*subscriptionsDataSource)(nil)
+
 func newSubscriptionsDataSource() datasource.DataSource { return &subscriptionsDataSource{} }
 
+// subscriptionsDataSource is mobileplan_subscriptions: every subscription,
+// filtered by the provider.
 type subscriptionsDataSource struct{ client *client.Client }
 
 type subscriptionsDataSourceModel struct {
-	State         types.String `tfsdk:"state"`
-	PlanID        types.String `tfsdk:"plan_id"`
-	MaxItems      types.Int64  `tfsdk:"max_items"`
-	IDs           types.List   `tfsdk:"ids"`
-	Subscriptions types.List   `tfsdk:"subscriptions"`
+	State         types.String        `tfsdk:"state"`
+	PlanID        types.String        `tfsdk:"plan_id"`
+	MaxItems      types.Int64         `tfsdk:"max_items"`
+	IDs           []string            `tfsdk:"ids"`
+	Subscriptions []subscriptionAttrs `tfsdk:"subscriptions"`
 }
 
 func (d *subscriptionsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -39,14 +43,10 @@ func (d *subscriptionsDataSource) Schema(_ context.Context, _ datasource.SchemaR
 				Optional:            true,
 				Validators:          []validator.String{stringvalidator.OneOf(client.StateReady, client.StateActive, client.StateExpired)},
 			},
-			"plan_id":   dschema.StringAttribute{MarkdownDescription: "Keep only subscriptions made from this plan.", Optional: true, Validators: notEmpty()},
-			"max_items": maxItemsAttribute(),
-			"ids":       keysAttribute("Ids of the subscriptions found, in the same order as `subscriptions`."),
-			"subscriptions": dschema.ListNestedAttribute{
-				MarkdownDescription: "The subscriptions found, newest first.",
-				Computed:            true,
-				NestedObject:        dschema.NestedAttributeObject{Attributes: subscriptionDataSourceAttributes(false)},
-			},
+			"plan_id":       dschema.StringAttribute{MarkdownDescription: "Keep only subscriptions made from this plan.", Optional: true, Validators: notEmpty()},
+			"max_items":     maxItemsAttribute(),
+			"ids":           keysAttribute("Ids of the subscriptions found, in the same order as `subscriptions`."),
+			"subscriptions": itemsAttribute("The subscriptions found, newest first.", subscriptionDataSourceAttributes(false)),
 		},
 	}
 }
@@ -66,23 +66,11 @@ func (d *subscriptionsDataSource) Read(ctx context.Context, req datasource.ReadR
 	}
 	cfg.Subscriptions, cfg.IDs = listing[client.Subscription, subscriptionAttrs]{
 		what: "subscriptions", seq: d.client.Subscriptions(ctx), keep: keep, maxItems: cfg.MaxItems,
-		convert:   func(s client.Subscription) (subscriptionAttrs, diag.Diagnostics) { return newSubscriptionAttrs(&s) },
-		itemTypes: subscriptionAttrTypes(), key: func(s subscriptionAttrs) types.String { return s.ID },
-	}.read(ctx, &resp.Diagnostics)
+		convert: func(s client.Subscription) (subscriptionAttrs, diag.Diagnostics) { return newSubscriptionAttrs(&s) },
+		key:     func(s client.Subscription) string { return s.ID },
+	}.read(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
-}
-
-func newSubscriptionDataSource() datasource.DataSource {
-	return &lookupDataSource[client.Subscription, subscriptionAttrs]{
-		typeSuffix:  "_subscription",
-		what:        "subscription",
-		keyAttr:     "id",
-		description: "One subscription, by id, with the same read-only attributes as the `mobileplan_subscription` resource. A subscription that does not exist is an error.",
-		attributes:  func() map[string]dschema.Attribute { return subscriptionDataSourceAttributes(true) },
-		get:         (*client.Client).GetSubscription,
-		convert:     newSubscriptionAttrs,
-	}
 }

@@ -1,0 +1,73 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+)
+
+func esimICCIDs(ds emulator.Dataset, keep func(emulator.Esim) bool) []string {
+	var ids []string
+	for _, e := range ds.Esims {
+		if keep(e) {
+			ids = append(ids, e.ICCID)
+		}
+	}
+	return ids
+}
+
+func TestAccEsimsDataSource(t *testing.T) {
+	t.Parallel()
+	f := startListFixture(t)
+	released := f.dataset.Esims[40].ICCID
+	if err := f.srv.SetSmdpState(released, "RELEASED"); err != nil {
+		t.Fatal(err)
+	}
+	assigned := map[string]bool{}
+	for _, id := range f.subIDs {
+		sub, _ := createdSubscription(t, f.srv, id)
+		assigned[sub.EsimICCID] = true
+	}
+	all := func(emulator.Esim) bool { return true }
+	config := withProvider(f.srv, `
+data "mobileplan_esims" "all" {}
+data "mobileplan_esims" "asia" { label = "asia" }
+data "mobileplan_esims" "released" { smdp_state = "RELEASED" }
+data "mobileplan_esims" "assigned" { assigned = true }
+data "mobileplan_esims" "free" { assigned = false }
+data "mobileplan_esims" "free_asia" {
+  assigned = false
+  label    = "asia"
+}
+data "mobileplan_esims" "some" { max_items = 26 }
+`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.mobileplan_esims.all", at("iccids"), stringList(esimICCIDs(f.dataset, all))),
+				statecheck.ExpectKnownValue("data.mobileplan_esims.all", at("esims").AtSliceIndex(40), knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"iccid":           knownvalue.StringExact(released),
+					"label":           knownvalue.StringExact(label(f.dataset.Esims[40].Label)),
+					"smdp_state":      knownvalue.StringExact("RELEASED"),
+					"subscription_id": knownvalue.Null(),
+					"country_iso2":    knownvalue.Null(),
+					"created_at":      knownvalue.Int64Exact(f.dataset.Esims[40].CreatedAt),
+				})),
+				statecheck.ExpectKnownValue("data.mobileplan_esims.asia", at("iccids"), stringList(esimICCIDs(f.dataset, func(e emulator.Esim) bool { return label(e.Label) == "asia" }))),
+				statecheck.ExpectKnownValue("data.mobileplan_esims.released", at("iccids"), stringList([]string{released})),
+				statecheck.ExpectKnownValue("data.mobileplan_esims.assigned", at("iccids"), stringList(esimICCIDs(f.dataset, func(e emulator.Esim) bool { return assigned[e.ICCID] }))),
+				statecheck.ExpectKnownValue("data.mobileplan_esims.free", at("iccids"), knownvalue.ListSizeExact(manyEsims-manySubscriptions)),
+				statecheck.ExpectKnownValue("data.mobileplan_esims.free_asia", at("iccids"), stringList(esimICCIDs(f.dataset, func(e emulator.Esim) bool {
+					return !assigned[e.ICCID] && label(e.Label) == "asia"
+				}))),
+				statecheck.ExpectKnownValue("data.mobileplan_esims.some", at("iccids"), stringList(esimICCIDs(f.dataset, all)[:26])),
+			},
+		}},
+	})
+}

@@ -1,0 +1,45 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+)
+
+// What the provider's Configure hands over (provider.go): data sources get
+// the *client.Client, resources a *resourceData. Both are nil before the
+// provider is configured (during validation), which callers tolerate
+// because no request is made then.
+
+// resourceData is what Configure hands to resources: the client, and the
+// preflight of this provider instance (nil when it is off).
+type resourceData struct {
+	client    *client.Client
+	preflight *preflight
+}
+
+// clientFrom takes the configured client out of ProviderData, whichever of
+// the two forms it has.
+func clientFrom(data any, diags *diag.Diagnostics) *client.Client {
+	if data == nil {
+		return nil
+	}
+	if d, ok := data.(*resourceData); ok {
+		return d.client
+	}
+	c, ok := data.(*client.Client)
+	if !ok {
+		diags.AddError("Unexpected provider data", "The provider handed over an unexpected client type; this is a bug in the provider, please report it.")
+		return nil
+	}
+	return c
+}
+
+// preflightFrom takes the preflight out of ProviderData; nil, which checks
+// nothing, before the provider is configured.
+func preflightFrom(data any) *preflight {
+	if d, ok := data.(*resourceData); ok {
+		return d.preflight
+	}
+	return nil
+}

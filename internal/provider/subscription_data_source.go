@@ -1,0 +1,56 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+)
+
+// mobileplan_subscription reads one subscription by id. Its model,
+// subscriptionAttrs (subscription_model.go), is the resource's too; its
+// attributes are also those of each item of mobileplan_subscriptions.
+
+var _ datasource.DataSourceWithConfigure = (*lookupDataSource[client.Subscription, subscriptionAttrs])(nil)
+
+func newSubscriptionDataSource() datasource.DataSource {
+	return &lookupDataSource[client.Subscription, subscriptionAttrs]{
+		typeSuffix:  "_subscription",
+		what:        "subscription",
+		keyAttr:     "id",
+		description: "One subscription, by id, with the same read-only attributes as the `mobileplan_subscription` resource. A subscription that does not exist is an error.",
+		attributes:  func() map[string]dschema.Attribute { return subscriptionDataSourceAttributes(true) },
+		get: func(ctx context.Context, c *client.Client, id string) (*client.Subscription, error) {
+			return c.GetSubscription(ctx, id)
+		},
+		convert: newSubscriptionAttrs,
+	}
+}
+
+// subscriptionDataSourceAttributes are the attributes of a subscription as a
+// data source shows it; idRequired makes `id` the lookup key.
+func subscriptionDataSourceAttributes(idRequired bool) map[string]dschema.Attribute {
+	id := dschema.StringAttribute{MarkdownDescription: descID, Computed: true}
+	if idRequired {
+		id = dschema.StringAttribute{MarkdownDescription: "Id of the subscription to read.", Required: true, Validators: notEmpty()}
+	}
+	return map[string]dschema.Attribute{
+		"id":           id,
+		"plan_id":      dschema.StringAttribute{MarkdownDescription: descSubscriptionPlanID, Computed: true},
+		"esim_iccid":   dschema.StringAttribute{MarkdownDescription: descEsimICCID, Computed: true},
+		"state":        dschema.StringAttribute{MarkdownDescription: descState, Computed: true},
+		"created_at":   dschema.Int64Attribute{MarkdownDescription: descCreatedAt, Computed: true},
+		"activated_at": dschema.Int64Attribute{MarkdownDescription: descActivatedAt, Computed: true},
+		"expire_at":    dschema.Int64Attribute{MarkdownDescription: descExpireAt, Computed: true},
+		"metadata":     dschema.MapAttribute{MarkdownDescription: descMetadata, Computed: true, ElementType: types.StringType},
+		"plan_details": dschema.SingleNestedAttribute{MarkdownDescription: descPlanDetails, Computed: true,
+			Attributes: dataSourceComputedAttributes(planDetailsDescriptions)},
+		"purchased_allowance": dschema.SingleNestedAttribute{MarkdownDescription: descPurchasedAllowance, Computed: true,
+			Attributes: dataSourceComputedAttributes(allowanceDescriptions)},
+		"remaining_allowance": dschema.SingleNestedAttribute{MarkdownDescription: descRemainingAllowance, Computed: true,
+			Attributes: dataSourceComputedAttributes(allowanceDescriptions)},
+	}
+}
