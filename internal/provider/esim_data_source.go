@@ -22,11 +22,11 @@ func newEsimDataSource() datasource.DataSource {
 		what:        "eSIM",
 		keyAttr:     "iccid",
 		description: "One eSIM of the inventory, by ICCID. An eSIM that does not exist is an error.",
-		attributes:  func() map[string]dschema.Attribute { return esimAttributes(true) },
+		attributes:  esimAttributes(true),
 		get: func(ctx context.Context, c *client.Client, iccid string) (*client.Esim, error) {
 			return c.GetEsim(ctx, iccid)
 		},
-		convert: func(e *client.Esim) (esimModel, diag.Diagnostics) { return newEsimModel(*e) },
+		convert: newEsimModel,
 	}
 }
 

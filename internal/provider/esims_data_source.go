@@ -19,7 +19,7 @@ func newEsimsDataSource() datasource.DataSource { return &esimsDataSource{} }
 
 // esimsDataSource is mobileplan_esims: the eSIM inventory, filtered by the
 // provider.
-type esimsDataSource struct{ client *client.Client }
+type esimsDataSource struct{ baseDataSource }
 
 type esimsDataSourceModel struct {
 	Label     types.String `tfsdk:"label"`
@@ -51,10 +51,6 @@ func (d *esimsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 			"esims":     itemsAttribute("The eSIMs found.", esimAttributes(false)),
 		},
 	}
-}
-
-func (d *esimsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *esimsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -11,13 +11,7 @@ import (
 )
 
 func esimICCIDs(ds emulator.Dataset, keep func(emulator.Esim) bool) []string {
-	var ids []string
-	for _, e := range ds.Esims {
-		if keep(e) {
-			ids = append(ids, e.ICCID)
-		}
-	}
-	return ids
+	return keysOf(ds.Esims, keep, func(e emulator.Esim) string { return e.ICCID })
 }
 
 func TestAccEsimsDataSource(t *testing.T) {
@@ -29,7 +23,7 @@ func TestAccEsimsDataSource(t *testing.T) {
 	}
 	assigned := map[string]bool{}
 	for _, id := range f.subIDs {
-		sub, _ := createdSubscription(t, f.srv, id)
+		sub := createdSubscription(t, f.srv, id)
 		assigned[sub.EsimICCID] = true
 	}
 	all := func(emulator.Esim) bool { return true }

@@ -68,15 +68,34 @@ func label(p *string) string {
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-func createdSubscription(t *testing.T, srv *emulatortest.Server, id string) (*client.Subscription, error) {
+// keysOf is the key of each item that keep accepts, in order: what a list
+// data source should find.
+func keysOf[T any](items []T, keep func(T) bool, key func(T) string) []string {
+	var keys []string
+	for _, it := range items {
+		if keep(it) {
+			keys = append(keys, key(it))
+		}
+	}
+	return keys
+}
+
+// serviceClient is a client of srv, for tests that look at the service
+// without Terraform.
+func serviceClient(t *testing.T, srv *emulatortest.Server) *client.Client {
 	t.Helper()
 	c, err := client.New(client.Config{BaseURL: srv.URL, Token: srv.Token})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub, err := c.GetSubscription(t.Context(), id)
+	return c
+}
+
+func createdSubscription(t *testing.T, srv *emulatortest.Server, id string) *client.Subscription {
+	t.Helper()
+	sub, err := serviceClient(t, srv).GetSubscription(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sub, nil
+	return sub
 }

@@ -23,11 +23,11 @@ type lookupDataSource[T, M any] struct {
 	what        string // e.g. "plan", for messages
 	keyAttr     string // e.g. "id"
 	description string
-	attributes  func() map[string]dschema.Attribute
+	attributes  map[string]dschema.Attribute
 	get         func(ctx context.Context, c *client.Client, key string) (*T, error)
-	convert     func(*T) (M, diag.Diagnostics)
+	convert     func(T) (M, diag.Diagnostics)
 
-	client *client.Client
+	baseDataSource
 }
 
 func (d *lookupDataSource[T, M]) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -35,11 +35,7 @@ func (d *lookupDataSource[T, M]) Metadata(_ context.Context, req datasource.Meta
 }
 
 func (d *lookupDataSource[T, M]) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = dschema.Schema{MarkdownDescription: d.description, Attributes: d.attributes()}
-}
-
-func (d *lookupDataSource[T, M]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+	resp.Schema = dschema.Schema{MarkdownDescription: d.description, Attributes: d.attributes}
 }
 
 func (d *lookupDataSource[T, M]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -58,7 +54,7 @@ func (d *lookupDataSource[T, M]) Read(ctx context.Context, req datasource.ReadRe
 		resp.Diagnostics.Append(diagnostics.APIError(fmt.Sprintf("Could not read %s %s", d.what, key.ValueString()), err, path.Empty()))
 		return
 	}
-	model, diags := d.convert(obj)
+	model, diags := d.convert(*obj)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return

@@ -22,11 +22,11 @@ func newPlanDataSource() datasource.DataSource {
 		what:        "plan",
 		keyAttr:     "id",
 		description: "One plan, by id. A plan that does not exist is an error.",
-		attributes:  func() map[string]dschema.Attribute { return planAttributes(true) },
+		attributes:  planAttributes(true),
 		get: func(ctx context.Context, c *client.Client, id string) (*client.Plan, error) {
 			return c.GetPlan(ctx, id)
 		},
-		convert: func(p *client.Plan) (planModel, diag.Diagnostics) { return newPlanModel(*p) },
+		convert: newPlanModel,
 	}
 }
 

@@ -13,19 +13,13 @@ func TestAccPlanDataSource(t *testing.T) {
 	srv := startEmulator(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				Config: withProvider(srv, `data "mobileplan_plan" "p" { id = "plan_002" }`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.mobileplan_plan.p", at("name"), knownvalue.StringExact("europe 3 GB / 7 days")),
-					statecheck.ExpectKnownValue("data.mobileplan_plan.p", at("label"), knownvalue.StringExact("europe")),
-					statecheck.ExpectKnownValue("data.mobileplan_plan.p", at("archived"), knownvalue.Bool(false)),
-				},
+		Steps: []resource.TestStep{{
+			Config: withProvider(srv, `data "mobileplan_plan" "p" { id = "plan_002" }`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.mobileplan_plan.p", at("name"), knownvalue.StringExact("europe 3 GB / 7 days")),
+				statecheck.ExpectKnownValue("data.mobileplan_plan.p", at("label"), knownvalue.StringExact("europe")),
+				statecheck.ExpectKnownValue("data.mobileplan_plan.p", at("archived"), knownvalue.Bool(false)),
 			},
-			{
-				Config:      withProvider(srv, `data "mobileplan_plan" "p" { id = "plan_nope" }`),
-				ExpectError: errorPattern(`Error: No plan "plan_nope"`, `The service has no plan with id "plan_nope"`, "HTTP 404 Not Found", "Code: notFound"),
-			},
-		},
+		}},
 	})
 }

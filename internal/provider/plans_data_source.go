@@ -15,7 +15,7 @@ var _ datasource.DataSourceWithConfigure = (*plansDataSource)(nil)
 func newPlansDataSource() datasource.DataSource { return &plansDataSource{} }
 
 // plansDataSource is mobileplan_plans: every plan, filtered by the provider.
-type plansDataSource struct{ client *client.Client }
+type plansDataSource struct{ baseDataSource }
 
 type plansDataSourceModel struct {
 	Label             types.String `tfsdk:"label"`
@@ -46,10 +46,6 @@ func (d *plansDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 			"plans":     itemsAttribute("The plans found.", planAttributes(false)),
 		},
 	}
-}
-
-func (d *plansDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *plansDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -11,13 +11,7 @@ import (
 )
 
 func planIDs(ds emulator.Dataset, keep func(emulator.Plan) bool) []string {
-	var ids []string
-	for _, p := range ds.Plans {
-		if keep(p) {
-			ids = append(ids, p.ID)
-		}
-	}
-	return ids
+	return keysOf(ds.Plans, keep, func(p emulator.Plan) string { return p.ID })
 }
 
 func TestAccPlansDataSource(t *testing.T) {

@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
@@ -16,6 +19,14 @@ import (
 type resourceData struct {
 	client    *client.Client
 	preflight *preflight
+}
+
+// baseDataSource is embedded by every data source: the client, and the
+// Configure that takes it from the provider.
+type baseDataSource struct{ client *client.Client }
+
+func (d *baseDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // clientFrom takes the configured client out of ProviderData, whichever of

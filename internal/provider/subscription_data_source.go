@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
@@ -22,12 +23,17 @@ func newSubscriptionDataSource() datasource.DataSource {
 		what:        "subscription",
 		keyAttr:     "id",
 		description: "One subscription, by id, with the same read-only attributes as the `mobileplan_subscription` resource. A subscription that does not exist is an error.",
-		attributes:  func() map[string]dschema.Attribute { return subscriptionDataSourceAttributes(true) },
+		attributes:  subscriptionDataSourceAttributes(true),
 		get: func(ctx context.Context, c *client.Client, id string) (*client.Subscription, error) {
 			return c.GetSubscription(ctx, id)
 		},
-		convert: newSubscriptionAttrs,
+		convert: subscriptionModel,
 	}
+}
+
+// subscriptionModel is a subscription as the data sources show it.
+func subscriptionModel(s client.Subscription) (subscriptionAttrs, diag.Diagnostics) {
+	return newSubscriptionAttrs(&s)
 }
 
 // subscriptionDataSourceAttributes are the attributes of a subscription as a

@@ -17,20 +17,14 @@ func TestAccSubscriptionDataSource(t *testing.T) {
 	sub := createOutsideTerraform(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				Config: withProvider(srv, fmt.Sprintf(`data "mobileplan_subscription" "s" { id = %q }`, sub.ID)),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.mobileplan_subscription.s", at("plan_id"), knownvalue.StringExact("plan_002")),
-					statecheck.ExpectKnownValue("data.mobileplan_subscription.s", at("esim_iccid"), knownvalue.StringExact(sub.EsimICCID)),
-					statecheck.ExpectKnownValue("data.mobileplan_subscription.s", at("state"), knownvalue.StringExact("ready")),
-					statecheck.ExpectKnownValue("data.mobileplan_subscription.s", at("plan_details", "data_megabytes"), knownvalue.Int64Exact(3072)),
-				},
+		Steps: []resource.TestStep{{
+			Config: withProvider(srv, fmt.Sprintf(`data "mobileplan_subscription" "s" { id = %q }`, sub.ID)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.mobileplan_subscription.s", at("plan_id"), knownvalue.StringExact("plan_002")),
+				statecheck.ExpectKnownValue("data.mobileplan_subscription.s", at("esim_iccid"), knownvalue.StringExact(sub.EsimICCID)),
+				statecheck.ExpectKnownValue("data.mobileplan_subscription.s", at("state"), knownvalue.StringExact("ready")),
+				statecheck.ExpectKnownValue("data.mobileplan_subscription.s", at("plan_details", "data_megabytes"), knownvalue.Int64Exact(3072)),
 			},
-			{
-				Config:      withProvider(srv, `data "mobileplan_subscription" "s" { id = "sub_gone" }`),
-				ExpectError: errorPattern(`Error: No subscription "sub_gone"`, "HTTP 404 Not Found"),
-			},
-		},
+		}},
 	})
 }

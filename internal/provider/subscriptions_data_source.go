@@ -6,7 +6,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -19,7 +18,7 @@ func newSubscriptionsDataSource() datasource.DataSource { return &subscriptionsD
 
 // subscriptionsDataSource is mobileplan_subscriptions: every subscription,
 // filtered by the provider.
-type subscriptionsDataSource struct{ client *client.Client }
+type subscriptionsDataSource struct{ baseDataSource }
 
 type subscriptionsDataSourceModel struct {
 	State         types.String        `tfsdk:"state"`
@@ -51,10 +50,6 @@ func (d *subscriptionsDataSource) Schema(_ context.Context, _ datasource.SchemaR
 	}
 }
 
-func (d *subscriptionsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *subscriptionsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg subscriptionsDataSourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
@@ -66,8 +61,7 @@ func (d *subscriptionsDataSource) Read(ctx context.Context, req datasource.ReadR
 	}
 	cfg.Subscriptions, cfg.IDs = listing[client.Subscription, subscriptionAttrs]{
 		what: "subscriptions", seq: d.client.Subscriptions(ctx), keep: keep, maxItems: cfg.MaxItems,
-		convert: func(s client.Subscription) (subscriptionAttrs, diag.Diagnostics) { return newSubscriptionAttrs(&s) },
-		key:     func(s client.Subscription) string { return s.ID },
+		convert: subscriptionModel, key: func(s client.Subscription) string { return s.ID },
 	}.read(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return

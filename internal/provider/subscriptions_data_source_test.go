@@ -21,7 +21,7 @@ func TestAccSubscriptionsDataSource(t *testing.T) {
 	}
 	var fromPlan10 []string
 	for _, id := range f.subIDs {
-		if sub, _ := createdSubscription(t, f.srv, id); sub.PlanID == "plan_010" {
+		if sub := createdSubscription(t, f.srv, id); sub.PlanID == "plan_010" {
 			fromPlan10 = append(fromPlan10, id)
 		}
 	}
