@@ -23,11 +23,11 @@ import (
 
 // change is what one op did: the records to write and how to undo it.
 type change struct {
-	persist bool       // false without -state: nothing to encode
-	reset   bool       // clear every bucket before writing puts
-	puts    []record   // written in order
-	undo    []func()   // run in reverse order on failure
-	events  []any      // webhook events, sent only after the commit
+	persist bool     // false without -state: nothing to encode
+	reset   bool     // clear every bucket before writing puts
+	puts    []record // written in order
+	undo    []func() // run in reverse order on failure
+	events  []any    // webhook events, sent only after the commit
 	op      func(*change) error
 	err     error      // the op's refusal, or a storage failure
 	done    chan error // the committer's answer

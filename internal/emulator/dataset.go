@@ -146,7 +146,7 @@ func (ds Dataset) Validate() error {
 		case p.DataMegaBytes <= 0 || p.PeriodDays <= 0:
 			return fmt.Errorf("plans[%d] (%s): dataMegaBytes and periodDays must be positive", i, p.ID)
 		case p.DataMegaBytes > maxInlineDataMBs || p.PeriodDays > maxInlinePeriodDays || p.PeriodIterations < 0 || p.PeriodIterations > maxInlinePeriodDays ||
-		p.PeriodDays*max(p.PeriodIterations, 1) > maxInlinePeriodDays:
+			p.PeriodDays*max(p.PeriodIterations, 1) > maxInlinePeriodDays:
 			return fmt.Errorf("plans[%d] (%s): dataMegaBytes at most %d, periodDays x periodIterations at most %d days", i, p.ID, int64(maxInlineDataMBs), maxInlinePeriodDays)
 		}
 		seen[p.ID] = true

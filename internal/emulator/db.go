@@ -66,8 +66,10 @@ func (c *change) putMeta(key []byte, v int64) {
 
 // Records of the store, encoded under the store's lock.
 func (c *change) putSub(sub *subscription) { c.put(bucketSubs, indexKey(sub.Seq), sub) }
-func (c *change) putEsim(s *store, e *Esim) { c.put(bucketEsims, indexKey(int64(s.esimPos[e.ICCID])), e) }
-func (c *change) putPlan(i int, p *Plan)    { c.put(bucketPlans, indexKey(int64(i)), p) }
+func (c *change) putEsim(s *store, e *Esim) {
+	c.put(bucketEsims, indexKey(int64(s.esimPos[e.ICCID])), e)
+}
+func (c *change) putPlan(i int, p *Plan) { c.put(bucketPlans, indexKey(int64(i)), p) }
 
 // putAll replaces the whole stored state with the store's content.
 func (c *change) putAll(s *store) {

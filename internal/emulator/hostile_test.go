@@ -71,15 +71,15 @@ func TestStateInconsistentRefused(t *testing.T) {
 			strings.Join(esims, ",") + `],"subscriptions":[` + strings.Join(subs, ",") + `]}`
 	}
 	for name, c := range map[string]struct{ content, want string }{
-		"duplicate subscription id": {state([]string{esim(1, "sub_a"), esim(2, "sub_a")}, []string{sub(1, "sub_a", 1), sub(2, "sub_a", 2)}), "duplicate"},
-		"two subscriptions on one eSIM": {state([]string{esim(1, "sub_a"), esim(2, "")}, []string{sub(1, "sub_a", 1), sub(2, "sub_b", 1)}), emulator.ICCID(1)},
-		"subscription on unknown eSIM":  {state([]string{esim(1, "")}, []string{sub(1, "sub_a", 7)}), emulator.ICCID(7)},
-		"out-of-order seq":              {state([]string{esim(1, "sub_a"), esim(2, "sub_b")}, []string{sub(2, "sub_a", 1), sub(1, "sub_b", 2)}), "seq"},
+		"duplicate subscription id":         {state([]string{esim(1, "sub_a"), esim(2, "sub_a")}, []string{sub(1, "sub_a", 1), sub(2, "sub_a", 2)}), "duplicate"},
+		"two subscriptions on one eSIM":     {state([]string{esim(1, "sub_a"), esim(2, "")}, []string{sub(1, "sub_a", 1), sub(2, "sub_b", 1)}), emulator.ICCID(1)},
+		"subscription on unknown eSIM":      {state([]string{esim(1, "")}, []string{sub(1, "sub_a", 7)}), emulator.ICCID(7)},
+		"out-of-order seq":                  {state([]string{esim(1, "sub_a"), esim(2, "sub_b")}, []string{sub(2, "sub_a", 1), sub(1, "sub_b", 2)}), "seq"},
 		"eSIM names a missing subscription": {state([]string{esim(1, "sub_zz")}, nil), "sub_zz"},
-		"missing parts":                 {`{"version":1}`, "cursorKey"},
-		"no plans":                      {`{"version":1,` + key + `"esims":[],"subscriptions":[]}`, "plans"},
-		"subscription without allowance": {strings.Replace(state([]string{esim(1, "sub_a")}, []string{sub(1, "sub_a", 1)}), `"purchased":{"dataBytes":10000000}`, `"purchased":{}`, 1), "purchased"},
-		"subscription on unknown plan":   {strings.Replace(state([]string{esim(1, "sub_a")}, []string{sub(1, "sub_a", 1)}), `"planId":"plan_a"`, `"planId":"plan_zz"`, 1), "plan_zz"},
+		"missing parts":                     {`{"version":1}`, "cursorKey"},
+		"no plans":                          {`{"version":1,` + key + `"esims":[],"subscriptions":[]}`, "plans"},
+		"subscription without allowance":    {strings.Replace(state([]string{esim(1, "sub_a")}, []string{sub(1, "sub_a", 1)}), `"purchased":{"dataBytes":10000000}`, `"purchased":{}`, 1), "purchased"},
+		"subscription on unknown plan":      {strings.Replace(state([]string{esim(1, "sub_a")}, []string{sub(1, "sub_a", 1)}), `"planId":"plan_a"`, `"planId":"plan_zz"`, 1), "plan_zz"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -138,7 +138,7 @@ func TestControlRefusesCrossSiteRequests(t *testing.T) {
 		return resp.StatusCode
 	}
 	for _, c := range []struct {
-		name                            string
+		name                              string
 		method, path, ctype, origin, host string
 	}{
 		{"text/plain reset", "POST", "/_emulator/reset", "text/plain", "", ""},

@@ -84,7 +84,7 @@ func newDispatcher(opts WebhookOptions, logger *log.Logger) *dispatcher {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &dispatcher{
-		opts:   opts,
+		opts: opts,
 		client: &http.Client{
 			Timeout: opts.Timeout,
 			// A redirect is not a delivery: the receiver did not take the
