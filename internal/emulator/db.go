@@ -9,7 +9,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -208,20 +210,39 @@ func readRecords[T any](tx *bolt.Tx, name []byte) ([]T, error) {
 	if bytes.Equal(name, bucketSubs) {
 		first = 1
 	}
-	out := make([]T, 0, b.Stats().KeyN)
+	var raw [][]byte // valid until the transaction ends
 	err := b.ForEach(func(k, v []byte) error {
-		want := first + uint64(len(out))
+		want := first + uint64(len(raw))
 		if len(k) != 8 || binary.BigEndian.Uint64(k) != want {
 			return fmt.Errorf("%s: record key %x out of sequence, want %d", name, k, want)
 		}
-		var item T
-		if err := json.Unmarshal(v, &item); err != nil {
-			return fmt.Errorf("%s[%d]: %w", name, len(out), err)
-		}
-		out = append(out, item)
+		raw = append(raw, v)
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return decodeAll[T](name, raw)
+}
+
+// decodeAll decodes records on every core: decoding is most of a restart.
+func decodeAll[T any](name []byte, raw [][]byte) ([]T, error) {
+	out := make([]T, len(raw))
+	workers := min(runtime.GOMAXPROCS(0), max(len(raw)/1024, 1))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(raw); i += workers {
+				if err := json.Unmarshal(raw[i], &out[i]); err != nil {
+					errs[w] = fmt.Errorf("%s[%d]: %w", name, i, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
 }
 
 // writeState replaces everything in db with snap.
