@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // A change is acknowledged only once it is durably stored. Every operation
@@ -179,7 +180,7 @@ func (c *committer) commit(batch []*change) {
 func writeChange(tx *bolt.Tx, ch *change) error {
 	if ch.reset {
 		for _, name := range allBuckets {
-			if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+			if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
 				return err
 			}
 			if _, err := tx.CreateBucket(name); err != nil {

@@ -94,7 +94,7 @@ func (e *Emulator) controlRoutes(mux *http.ServeMux) {
 		return map[string]int64{"now": now}, err
 	})
 	ctl("POST /_emulator/reset", func(*http.Request) (any, error) {
-		return nil, e.Reset()
+		return nil, e.reset()
 	})
 	ctl("GET /_emulator/faults", func(*http.Request) (any, error) { return e.faults.get(), nil })
 	ctl("PUT /_emulator/faults", func(r *http.Request) (any, error) {
@@ -201,7 +201,11 @@ func (e *Emulator) Now() int64 {
 
 // Reset returns to the starting data set: no subscriptions, every eSIM free,
 // clock back to the wall clock. Cursors issued before are no longer valid.
-func (e *Emulator) Reset() error {
+// When the state cannot be stored, nothing changes and the failure is
+// logged.
+func (e *Emulator) Reset() { _ = e.reset() }
+
+func (e *Emulator) reset() error {
 	return e.change(func(ch *change) error {
 		e.store.reset(ch, e.dataset)
 		return nil

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // The -state file is a bbolt database: one record per plan, eSIM and
@@ -107,7 +108,7 @@ func openState(path string, logger interface{ Printf(string, ...any) }) (*bolt.D
 		}
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockWait})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, nil, fmt.Errorf("state file %s is in use by another emulator (it is locked); stop that emulator first, or give this one another -state file", path)
 	}
 	if err != nil {
