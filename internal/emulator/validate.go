@@ -52,7 +52,7 @@ func (snap *snapshot) validate() error {
 		if err := sub.check(i); err != nil {
 			return err
 		}
-		where := fmt.Sprintf("subscriptions[%d] (%s)", i, sub.ID)
+		where := subRef{i, sub} // formatted only on failure: 100,000 Sprintf calls would slow every restart
 		assigned, known := esimSub[sub.EsimICCID]
 		switch {
 		case subByID[sub.ID]:
@@ -82,7 +82,7 @@ func (sub *subscription) check(i int) error {
 	if sub == nil {
 		return fmt.Errorf("subscriptions[%d] is null", i)
 	}
-	where := fmt.Sprintf("subscriptions[%d] (%s)", i, sub.ID)
+	where := subRef{i, sub}
 	pur, rem := sub.Purchased.DataBytes, sub.Remaining.DataBytes
 	switch {
 	case sub.Seq != int64(i+1):
@@ -103,3 +103,11 @@ func (sub *subscription) check(i int) error {
 	}
 	return nil
 }
+
+// subRef names a subscription in messages; it formats only when printed.
+type subRef struct {
+	i   int
+	sub *subscription
+}
+
+func (r subRef) String() string { return fmt.Sprintf("subscriptions[%d] (%s)", r.i, r.sub.ID) }
