@@ -129,6 +129,9 @@ func TestRestoredStateServesEverything(t *testing.T) {
 	if n := len(e.store.subs); n != 2 {
 		t.Fatalf("%d subscriptions migrated, want 2", n)
 	}
+	if kept, err := os.ReadFile(path + ".v1.json"); err != nil || string(kept) != validStateJSON() {
+		t.Errorf("the JSON file was not kept as %s.v1.json: %v", path, err)
+	}
 	exerciseAll(t, e)
 }
 
