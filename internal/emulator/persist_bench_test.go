@@ -54,6 +54,11 @@ func copyFile(b *testing.B, from, to string) {
 	if _, err := io.Copy(out, in); err != nil {
 		b.Fatal(err)
 	}
+	// Flushed here, or the first commit of the benchmark would pay for
+	// writing the whole copy to disk.
+	if err := out.Sync(); err != nil {
+		b.Fatal(err)
+	}
 	if err := out.Close(); err != nil {
 		b.Fatal(err)
 	}
