@@ -269,7 +269,7 @@ func TestWebhookEventsSignedAndShaped(t *testing.T) {
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims/"+sub.EsimICCID+"/location", `{"countryIso2":"DE"}`), 200)
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims/"+sub.EsimICCID+"/smdp-state", `{"state":"RELEASED"}`), 200)
 
-	events := rc.waitEvents(t, 10)
+	events := rc.waitEvents(t, 11) // all of wantTypes below, the last SM-DP+ change included
 	t1 := srv.Now()
 	var types []string
 	for _, ev := range events {
