@@ -130,7 +130,7 @@ func (s *store) load(ds Dataset, subs []*subscription, custom int, clockOffset i
 	s.esimByICCID = make(map[string]*Esim, len(ds.Esims))
 	s.esimPos = make(map[string]int, len(ds.Esims))
 	s.freeByLabel = map[string]*esimQueue{}
-	s.freeAny = &esimQueue{}
+	s.freeAny = &esimQueue{idx: make([]int, 0, len(ds.Esims))}
 	for i := range ds.Esims {
 		e := ds.Esims[i]
 		s.esims[i] = &e
