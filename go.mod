@@ -1,10 +1,9 @@
 module github.com/mobileplan/terraform-provider-mobileplan
 
-go 1.26
+go 1.25.8
 
 require (
 	github.com/getkin/kin-openapi v0.152.0
-	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/hashicorp/terraform-plugin-framework v1.19.0
 	github.com/hashicorp/terraform-plugin-framework-validators v0.19.0

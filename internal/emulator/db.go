@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	jsonv2 "github.com/go-json-experiment/json"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -228,9 +227,6 @@ func readRecords[T any](tx *bolt.Tx, name []byte) ([]T, error) {
 }
 
 // decodeAll decodes records on every core: decoding is most of a restart.
-// It uses the draft of encoding/json/v2, which decodes these records about
-// four times faster than encoding/json; they were written by encoding/json,
-// whose output it reads unchanged.
 func decodeAll[T any](name []byte, raw [][]byte) ([]T, error) {
 	out := make([]T, len(raw))
 	workers := min(runtime.GOMAXPROCS(0), max(len(raw)/1024, 1))
@@ -239,7 +235,7 @@ func decodeAll[T any](name []byte, raw [][]byte) ([]T, error) {
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(raw); i += workers {
-				if err := jsonv2.Unmarshal(raw[i], &out[i]); err != nil {
+				if err := json.Unmarshal(raw[i], &out[i]); err != nil {
 					errs[w] = fmt.Errorf("%s[%d]: %w", name, i, err)
 					return
 				}
