@@ -20,7 +20,7 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	if err := run(os.Args[1:]); err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "mobileplan-emulator:", err)
 		os.Exit(1)
 	}
@@ -33,10 +33,17 @@ func run(args []string) error {
 	esims := fs.Int("esims", emulator.DefaultEsims, "number of eSIMs in the built-in data set")
 	plans := fs.Int("plans", emulator.DefaultPlans, "number of plans in the built-in data set")
 	data := fs.String("data", "", "JSON file with {\"plans\": [...], \"esims\": [...]} to start from instead of the built-in data set")
-	state := fs.String("state", "", "file that keeps all state across restarts (written atomically after every change)")
+	state := fs.String("state", "", "database file that keeps all state across restarts: every change is stored before it is answered, and the file is locked while the emulator runs (a JSON state file of earlier versions is migrated)")
 	webhookURL := fs.String("webhook-url", "", "URL that receives webhook events")
 	webhookSecret := fs.String("webhook-secret", "", "signing secret for the service-signature header of webhook calls")
 	quiet := fs.Bool("quiet", false, "log only errors, not one line per request")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage of mobileplan-emulator:\n")
+		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "\nServer timeouts: request headers %v, whole request %v, answer %v, idle keep-alive connection %v.\n"+
+			"Control operations under /_emulator/ answer only on loopback, to a loopback Host and Origin, and take Content-Type: application/json.\n",
+			emulator.ReadHeaderTimeout, emulator.ReadTimeout, emulator.WriteTimeout, emulator.IdleTimeout)
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil // -h asked for the usage text, which was printed
@@ -94,7 +101,7 @@ func run(args []string) error {
 	if !*quiet {
 		handler = logRequests(emu, logger)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := emulator.NewServer(handler)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

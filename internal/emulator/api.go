@@ -35,15 +35,19 @@ func (e *Emulator) createSubscription(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, apiErr)
 		return
 	}
-	sub, apiErr := e.store.create(in)
-	if apiErr != nil {
-		writeError(w, http.StatusPreconditionFailed, apiErr)
+	var out Subscription
+	err = e.change(func(ch *change) error {
+		sub, apiErr := e.store.create(ch, in)
+		if apiErr != nil {
+			return &controlError{http.StatusPreconditionFailed, apiErr}
+		}
+		out = sub.wire(e.store.clock())
+		return nil
+	})
+	if err != nil {
+		writeChangeError(w, err)
 		return
 	}
-	e.persist()
-	e.store.mu.Lock()
-	out := sub.wire(e.store.clock())
-	e.store.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)
 }
 

@@ -25,7 +25,7 @@ func benchEmulator(b *testing.B, n int) *Emulator {
 	}
 	b.Cleanup(e.Close)
 	for range n {
-		if _, apiErr := e.store.create(createInput{PlanID: benchPlan}); apiErr != nil {
+		if _, apiErr := e.store.create(&change{}, createInput{PlanID: benchPlan}); apiErr != nil {
 			b.Fatal(apiErr.Message)
 		}
 	}
@@ -116,7 +116,7 @@ func BenchmarkCreateSubscription(b *testing.B) {
 		if rec.Code == http.StatusPreconditionFailed {
 			// Out of eSIMs after a long run: buy more, off the clock.
 			b.StopTimer()
-			e.store.addEsims(benchSubs, nil)
+			e.store.addEsims(&change{}, benchSubs, nil)
 			b.StartTimer()
 			rec = serveBench(b, e, "POST", "/v1/subscriptions", body)
 		}
@@ -137,7 +137,7 @@ func BenchmarkCreateSubscriptionInline(b *testing.B) {
 		rec := serveBench(b, e, "POST", "/v1/subscriptions", body)
 		if rec.Code == http.StatusPreconditionFailed {
 			b.StopTimer()
-			e.store.addEsims(benchSubs, nil)
+			e.store.addEsims(&change{}, benchSubs, nil)
 			b.StartTimer()
 			rec = serveBench(b, e, "POST", "/v1/subscriptions", body)
 		}

@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 )
@@ -11,7 +10,8 @@ import (
 // own (first use, data usage, roaming, SM-DP+ changes, time passing), plus
 // reset, inventory growth, fault injection and counters. They need no token
 // and answer only on loopback, since anyone who reaches them can rewrite the
-// service's state.
+// service's state, and refuse what a browser could send cross-site
+// (crosssite.go).
 
 func (e *Emulator) controlRoutes(mux *http.ServeMux) {
 	ctl := func(pattern string, h func(r *http.Request) (any, error)) {
@@ -20,13 +20,18 @@ func (e *Emulator) controlRoutes(mux *http.ServeMux) {
 				writeError(w, http.StatusForbidden, newError(codeForbidden, "control operations answer only on loopback"))
 				return
 			}
+			if status, reason := crossSiteRefusal(r); status != 0 {
+				code := codeForbidden
+				if status == http.StatusUnsupportedMediaType {
+					code = codeInvalidRequest
+				}
+				writeError(w, status, newError(code, reason))
+				return
+			}
 			out, err := h(r)
-			var ce *controlError
 			switch {
-			case errors.As(err, &ce):
-				writeError(w, ce.status, ce.body)
 			case err != nil:
-				writeError(w, http.StatusBadRequest, newError(codeInvalidRequest, err.Error()))
+				writeChangeError(w, err)
 			case out == nil:
 				w.WriteHeader(http.StatusNoContent)
 			default:
@@ -89,14 +94,16 @@ func (e *Emulator) controlRoutes(mux *http.ServeMux) {
 		return map[string]int64{"now": now}, err
 	})
 	ctl("POST /_emulator/reset", func(*http.Request) (any, error) {
-		e.Reset()
-		return nil, nil
+		return nil, e.reset()
 	})
 	ctl("GET /_emulator/faults", func(*http.Request) (any, error) { return e.faults.get(), nil })
 	ctl("PUT /_emulator/faults", func(r *http.Request) (any, error) {
 		var f Faults
 		if err := decodeControl(r, &f); err != nil {
 			return nil, err
+		}
+		if err := f.Validate(); err != nil {
+			return nil, badRequest(err.Error())
 		}
 		e.SetFaults(f)
 		return e.faults.get(), nil
@@ -136,33 +143,25 @@ func (e *Emulator) esimAfter(iccid string, err error) (any, error) {
 	return es, nil
 }
 
-// change runs a store operation that may emit events, then persists.
-func (e *Emulator) change(events []any, err error) error {
-	if err != nil {
-		return err
-	}
-	e.persist()
-	e.emit(events)
-	return nil
-}
-
 // Activate marks a subscription's eSIM as first used: it becomes active,
 // with activatedAt and expireAt set, and the activation events fire.
-func (e *Emulator) Activate(id string) error { return e.change(e.store.activate(id)) }
+func (e *Emulator) Activate(id string) error {
+	return e.change(func(ch *change) error { return e.store.activate(ch, id) })
+}
 
 // RecordUsage consumes dataBytes of a subscription's data allowance.
 func (e *Emulator) RecordUsage(id string, dataBytes int64) error {
-	return e.change(e.store.recordUsage(id, dataBytes))
+	return e.change(func(ch *change) error { return e.store.recordUsage(ch, id, dataBytes) })
 }
 
 // MoveEsim records that an eSIM is now in another country.
 func (e *Emulator) MoveEsim(iccid, countryISO2 string) error {
-	return e.change(e.store.moveEsim(iccid, countryISO2))
+	return e.change(func(ch *change) error { return e.store.moveEsim(ch, iccid, countryISO2) })
 }
 
 // SetSmdpState changes an eSIM's SM-DP+ state.
 func (e *Emulator) SetSmdpState(iccid, state string) error {
-	return e.change(e.store.setSmdpState(iccid, state))
+	return e.change(func(ch *change) error { return e.store.setSmdpState(ch, iccid, state) })
 }
 
 // AddEsims grows the inventory by count eSIMs with the given label.
@@ -170,18 +169,26 @@ func (e *Emulator) AddEsims(count int, label *string) (int, error) {
 	if count < 1 || count > 100_000 {
 		return 0, badRequest("count must be from 1 to 100000")
 	}
-	e.store.addEsims(count, label)
-	e.persist()
+	err := e.change(func(ch *change) error {
+		e.store.addEsims(ch, count, label)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
 	return count, nil
 }
 
 // AdvanceClock moves the emulator's clock forward by seconds and returns the
-// new time (Unix seconds).
+// new time (Unix seconds). The clock runs at most MaxClockOffsetSeconds
+// ahead of the wall clock.
 func (e *Emulator) AdvanceClock(seconds int64) (int64, error) {
-	now, err := e.store.advanceClock(seconds)
-	if err == nil {
-		e.persist()
-	}
+	var now int64
+	err := e.change(func(ch *change) error {
+		var err error
+		now, err = e.store.advanceClock(ch, seconds)
+		return err
+	})
 	return now, err
 }
 
@@ -194,9 +201,15 @@ func (e *Emulator) Now() int64 {
 
 // Reset returns to the starting data set: no subscriptions, every eSIM free,
 // clock back to the wall clock. Cursors issued before are no longer valid.
-func (e *Emulator) Reset() {
-	e.store.reset(e.dataset)
-	e.persist()
+// When the state cannot be stored, nothing changes and the failure is
+// logged.
+func (e *Emulator) Reset() { _ = e.reset() }
+
+func (e *Emulator) reset() error {
+	return e.change(func(ch *change) error {
+		e.store.reset(ch, e.dataset)
+		return nil
+	})
 }
 
 // Stats is what GET /_emulator/stats answers.

@@ -143,7 +143,7 @@ func LoadDataset(path string) (Dataset, error) {
 // Validate rejects data the service could never hold: duplicate ids, bad
 // ICCIDs, plans without data or period.
 func (ds Dataset) Validate() error {
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(ds.Plans))
 	for i, p := range ds.Plans {
 		switch {
 		case p.ID == "":
@@ -152,12 +152,13 @@ func (ds Dataset) Validate() error {
 			return fmt.Errorf("plans[%d]: duplicate id %q", i, p.ID)
 		case p.DataMegaBytes <= 0 || p.PeriodDays <= 0:
 			return fmt.Errorf("plans[%d] (%s): dataMegaBytes and periodDays must be positive", i, p.ID)
-		case p.DataMegaBytes > maxInlineDataMBs || p.PeriodDays*max(p.PeriodIterations, 1) > maxInlinePeriodDays || p.PeriodIterations < 0:
+		case p.DataMegaBytes > maxInlineDataMBs || p.PeriodDays > maxInlinePeriodDays || p.PeriodIterations < 0 || p.PeriodIterations > maxInlinePeriodDays ||
+			p.PeriodDays*max(p.PeriodIterations, 1) > maxInlinePeriodDays:
 			return fmt.Errorf("plans[%d] (%s): dataMegaBytes at most %d, periodDays x periodIterations at most %d days", i, p.ID, int64(maxInlineDataMBs), maxInlinePeriodDays)
 		}
 		seen[p.ID] = true
 	}
-	seen = map[string]bool{}
+	seen = make(map[string]bool, len(ds.Esims)) // sized: restoring a large state validates 200,000 of them
 	for i, e := range ds.Esims {
 		switch {
 		case !ValidICCID(e.ICCID):

@@ -9,6 +9,7 @@ import (
 	"crypto/subtle"
 	_ "embed"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net"
@@ -16,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 //go:embed openapi.yaml
@@ -30,8 +33,9 @@ type Options struct {
 	Token string
 	// Dataset is the starting data; nil means DefaultDataset(DefaultPlans, DefaultEsims).
 	Dataset *Dataset
-	// StatePath, when set, keeps all state in this file: loaded at start if
-	// it exists, rewritten atomically after every change.
+	// StatePath, when set, keeps all state in this file, a database that
+	// is loaded at start if it exists, locked while the emulator runs, and
+	// written transactionally before every change is acknowledged.
 	StatePath string
 	// Webhook, when its URL is set, turns on event delivery.
 	Webhook WebhookOptions
@@ -47,14 +51,15 @@ type Emulator struct {
 	tokenHash [32]byte
 	dataset   Dataset
 	store     *store
+	commit    *committer
 	faults    faultInjector
 	hooks     *dispatcher
 	logger    *log.Logger
 	mux       *http.ServeMux
 
-	saveMu   sync.Mutex
-	countsMu sync.Mutex
-	counts   map[string]int
+	countsMu  sync.Mutex
+	counts    map[string]int
+	closeOnce sync.Once
 }
 
 // New builds an emulator, restoring StatePath when it exists.
@@ -85,17 +90,22 @@ func New(opts Options) (*Emulator, error) {
 		counts:    map[string]int{},
 	}
 	e.faults.set(Faults{})
+	var db *bolt.DB
 	if opts.StatePath != "" {
-		restored, err := e.store.restore(opts.StatePath)
+		var snap *snapshot
+		var err error
+		db, snap, err = openState(opts.StatePath, logger)
 		if err != nil {
 			return nil, err
 		}
-		if !restored {
-			if err := e.store.save(opts.StatePath); err != nil {
-				return nil, err
-			}
+		if snap != nil {
+			snap.loadInto(e.store)
+		} else if err := writeState(db, e.store); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("state file %s: %w", opts.StatePath, err)
 		}
 	}
+	e.commit = newCommitter(e.store, db)
 	if opts.Webhook.URL != "" {
 		e.hooks = newDispatcher(opts.Webhook, logger)
 	}
@@ -103,11 +113,20 @@ func New(opts Options) (*Emulator, error) {
 	return e, nil
 }
 
-// Close stops webhook delivery. Undelivered events are lost.
+// Close stops webhook delivery and releases the state file. Undelivered
+// events are lost; changes made after Close are refused.
 func (e *Emulator) Close() {
-	if e.hooks != nil {
-		e.hooks.close()
-	}
+	e.closeOnce.Do(func() {
+		e.commit.close()
+		if e.commit.db != nil {
+			if err := e.commit.db.Close(); err != nil {
+				e.logger.Printf("state: closing %s: %v", e.opts.StatePath, err)
+			}
+		}
+		if e.hooks != nil {
+			e.hooks.close()
+		}
+	})
 }
 
 func (e *Emulator) routes() {
@@ -198,18 +217,27 @@ func (e *Emulator) RequestCounts() map[string]int {
 }
 
 // SetFaults replaces the fault configuration; Faults{} turns faults off.
-func (e *Emulator) SetFaults(f Faults) { e.faults.set(f) }
-
-// persist writes the state file after a change, if there is one.
-func (e *Emulator) persist() {
-	if e.opts.StatePath == "" {
+// Settings that fail Faults.Validate are logged and ignored.
+func (e *Emulator) SetFaults(f Faults) {
+	if err := f.Validate(); err != nil {
+		e.logger.Printf("faults: ignoring invalid settings: %v", err)
 		return
 	}
-	e.saveMu.Lock()
-	defer e.saveMu.Unlock()
-	if err := e.store.save(e.opts.StatePath); err != nil {
-		e.logger.Printf("state: cannot write %s: %v", e.opts.StatePath, err)
+	e.faults.set(f)
+}
+
+// change runs op as one stored change and sends its events once stored.
+func (e *Emulator) change(op func(ch *change) error) error {
+	events, err := e.commit.apply(op)
+	if err != nil {
+		var se *errStorage
+		if errors.As(err, &se) {
+			e.logger.Printf("state: cannot write %s: %v", e.opts.StatePath, se.err)
+		}
+		return err
 	}
+	e.emit(events)
+	return nil
 }
 
 func (e *Emulator) emit(events []any) {

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 )
@@ -40,4 +41,22 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeError(w http.ResponseWriter, status int, body *ErrorBody) {
 	writeJSON(w, status, body)
+}
+
+// writeChangeError answers a change that was not made: a refusal with its
+// own status, or 500 when storage failed (the change was undone) or the
+// emulator is shutting down.
+func writeChangeError(w http.ResponseWriter, err error) {
+	var ce *controlError
+	var se *errStorage
+	switch {
+	case errors.As(err, &ce):
+		writeError(w, ce.status, ce.body)
+	case errors.As(err, &se):
+		writeError(w, http.StatusInternalServerError, newError(codeInternal, se.Error()))
+	case errors.Is(err, errClosed):
+		writeError(w, http.StatusServiceUnavailable, newError(codeInternal, "the emulator is shutting down; the change was not made"))
+	default:
+		writeError(w, http.StatusBadRequest, newError(codeInvalidRequest, err.Error()))
+	}
 }

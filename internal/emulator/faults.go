@@ -1,8 +1,12 @@
 package emulator
 
 import (
+	"errors"
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,11 +85,65 @@ func (fi *faultInjector) set(f Faults) {
 	fi.fired = make([]int, len(f.Rules))
 }
 
+// get returns the settings with each rule as it stands now: what is left
+// of its After and Times, and without the rules that have fired all their
+// times.
 func (fi *faultInjector) get() Faults {
 	fi.mu.Lock()
 	defer fi.mu.Unlock()
-	return fi.f
+	out := fi.f
+	out.Rules = nil
+	for i, rule := range fi.f.Rules {
+		rule.After = max(rule.After-fi.seen[i], 0)
+		if rule.Times > 0 {
+			rule.Times -= fi.fired[i]
+			if rule.Times <= 0 {
+				continue
+			}
+		}
+		out.Rules = append(out.Rules, rule)
+	}
+	return out
 }
+
+// Limits of fault settings.
+const maxLatencyMs = 60_000
+
+// Validate rejects settings that cannot be carried out: injected statuses
+// must be error statuses (400 to 599), since anything else is either not an
+// error or not an HTTP status at all.
+func (f Faults) Validate() error {
+	switch {
+	case f.LatencyMs < 0 || f.LatencyMs > maxLatencyMs:
+		return fmt.Errorf("latencyMs must be from 0 to %d", maxLatencyMs)
+	case f.ErrorRate < 0 || f.ErrorRate > 1 || math.IsNaN(f.ErrorRate):
+		return errors.New("errorRate must be from 0 to 1")
+	case f.RetryAfterSeconds < 0:
+		return errors.New("retryAfterSeconds must not be negative")
+	}
+	for name, list := range map[string][]int{"statuses": f.Statuses, "postStatuses": f.PostStatuses} {
+		for _, st := range list {
+			if !errorStatus(st) {
+				return fmt.Errorf("%s: %d is not an error status (400 to 599)", name, st)
+			}
+		}
+	}
+	for i, r := range f.Rules {
+		switch {
+		case !slices.Contains(faultActions, r.Action):
+			return fmt.Errorf("rules[%d]: action %q is not one of %s", i, r.Action, strings.Join(faultActions, ", "))
+		case r.Status != 0 && !errorStatus(r.Status):
+			return fmt.Errorf("rules[%d]: status %d is not an error status (400 to 599)", i, r.Status)
+		case r.After < 0 || r.Times < 0:
+			return fmt.Errorf("rules[%d]: after and times must not be negative", i)
+		}
+	}
+	return nil
+}
+
+var faultActions = []string{"status", "html", "empty", "malformed", "drop", "reset"}
+
+func errorStatus(st int) bool { return st >= 400 && st <= 599 }
 
 // plan decides what happens to r: the latency to add and the rule to apply
 // (nil: serve normally).

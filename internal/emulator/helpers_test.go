@@ -52,7 +52,8 @@ func trySend(hc *http.Client, method, url, authz, body string) (response, error)
 	if authz != noAuth {
 		req.Header.Set("Authorization", authz)
 	}
-	if body != "" {
+	if body != "" || method == http.MethodPost || method == http.MethodPut {
+		// Control operations take JSON only, body or not.
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := hc.Do(req)
@@ -193,6 +194,10 @@ func serve(h http.Handler, method, target, remoteAddr, authz, body string) respo
 	}
 	req := httptest.NewRequest(method, target, rd)
 	req.RemoteAddr = remoteAddr
+	req.Host = "127.0.0.1:8089" // as a local client sends it; control operations refuse other hosts
+	if method == http.MethodPost || method == http.MethodPut {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if authz != noAuth {
 		req.Header.Set("Authorization", authz)
 	}

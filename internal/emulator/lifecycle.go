@@ -34,22 +34,28 @@ func badRequest(msg string) *controlError {
 	return &controlError{400, newError(codeInvalidRequest, msg)}
 }
 
+// The operations below change the store; the caller holds s.mu and ch
+// collects what they touched.
+
 // activate marks the subscription's eSIM as first used.
-func (s *store) activate(id string) ([]any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *store) activate(ch *change, id string) error {
 	sub := s.subByID[id]
 	if sub == nil {
-		return nil, notFound("subscription", id)
+		return notFound("subscription", id)
 	}
 	if sub.ActivatedAt != nil {
-		return nil, &controlError{409, newError(codeConflict, fmt.Sprintf("subscription %q is already %s", id, sub.state(s.clock())))}
+		return &controlError{409, newError(codeConflict, fmt.Sprintf("subscription %q is already %s", id, sub.state(s.clock())))}
 	}
-	return s.activateLocked(sub), nil
+	s.activateLocked(ch, sub)
+	ch.putSub(sub)
+	return nil
 }
 
-func (s *store) activateLocked(sub *subscription) []any {
+// activateLocked sets the activation fields and adds its events; the
+// caller stores sub.
+func (s *store) activateLocked(ch *change, sub *subscription) {
 	now := s.clock()
+	ch.onUndo(func() { sub.ActivatedAt, sub.ExpireAt = nil, nil })
 	sub.ActivatedAt = ptr(now)
 	sub.ExpireAt = ptr(now + sub.Plan.PeriodDays*max(sub.Plan.PeriodIterations, 1)*86400)
 	v1 := webhook.SubscriptionActivatedEvent{Header: header(webhook.TypeSubscriptionActivated, now), SubscriptionID: sub.ID, EsimICCID: sub.EsimICCID}
@@ -57,37 +63,39 @@ func (s *store) activateLocked(sub *subscription) []any {
 	v2.Data.Esim = sub.EsimICCID
 	v2.Data.Plan = eventPlanOf(sub.Plan)
 	v2.Data.AttachmentID = sub.AttachmentID
-	events := []any{v1, v2}
+	ch.events = append(ch.events, v1, v2)
 	// First use installs the eSIM's profile: an SM-DP+ state change, which
 	// the service announces like any other.
 	if e := s.esimByICCID[sub.EsimICCID]; e != nil && e.SmdpState != "INSTALLED" {
+		old := e.SmdpState
+		ch.onUndo(func() { e.SmdpState = old })
 		e.SmdpState = "INSTALLED"
-		events = append(events, smdpEvent(e.ICCID, "INSTALLED", now))
+		ch.putEsim(s, e)
+		ch.events = append(ch.events, smdpEvent(e.ICCID, "INSTALLED", now))
 	}
-	return events
 }
 
 // recordUsage consumes data. A ready subscription is activated first, since
 // usage means its eSIM is in use. Thresholds crossed fire events; when one
 // record crosses several, the attachment event is sent only for the highest,
 // as the interface document warns may happen under heavy consumption.
-func (s *store) recordUsage(id string, dataBytes int64) ([]any, error) {
+func (s *store) recordUsage(ch *change, id string, dataBytes int64) error {
 	if dataBytes <= 0 {
-		return nil, badRequest("dataBytes must be a positive integer")
+		return badRequest("dataBytes must be a positive integer")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	sub := s.subByID[id]
 	if sub == nil {
-		return nil, notFound("subscription", id)
+		return notFound("subscription", id)
 	}
-	var events []any
 	if sub.ActivatedAt == nil {
-		events = s.activateLocked(sub)
+		s.activateLocked(ch, sub)
 	}
 	if sub.state(s.clock()) == StateExpired {
-		return nil, &controlError{409, newError(codeConflict, fmt.Sprintf("subscription %q has expired", id))}
+		return &controlError{409, newError(codeConflict, fmt.Sprintf("subscription %q has expired", id))}
 	}
+	oldRemaining, oldNotified := sub.Remaining.DataBytes, sub.ThresholdsNotified
+	ch.onUndo(func() { sub.Remaining.DataBytes, sub.ThresholdsNotified = oldRemaining, oldNotified })
+	sub.ThresholdsNotified = append([]int(nil), oldNotified...) // the undo keeps the old slice intact
 	purchased := *sub.Purchased.DataBytes
 	remaining := max(*sub.Remaining.DataBytes-dataBytes, 0)
 	sub.Remaining.DataBytes = ptr(remaining)
@@ -101,7 +109,7 @@ func (s *store) recordUsage(id string, dataBytes int64) ([]any, error) {
 			continue
 		}
 		sub.ThresholdsNotified = append(sub.ThresholdsNotified, t)
-		events = append(events, webhook.SubscriptionAllowanceThresholdBreachedEvent{
+		ch.events = append(ch.events, webhook.SubscriptionAllowanceThresholdBreachedEvent{
 			Header: header(webhook.TypeSubscriptionAllowanceThresholdBreached, now), SubscriptionID: sub.ID, BreachedService: "data",
 			Threshold: t, EsimICCID: sub.EsimICCID,
 		})
@@ -116,9 +124,10 @@ func (s *store) recordUsage(id string, dataBytes int64) ([]any, error) {
 		ev.Data.Esim = sub.EsimICCID
 		ev.Data.Plan = eventPlanOf(sub.Plan)
 		ev.Data.AttachmentID = sub.AttachmentID
-		events = append(events, ev)
+		ch.events = append(ch.events, ev)
 	}
-	return events, nil
+	ch.putSub(sub)
+	return nil
 }
 
 func notified(done []int, t int) bool {
@@ -130,42 +139,46 @@ func notified(done []int, t int) bool {
 	return false
 }
 
-func (s *store) moveEsim(iccid, country string) ([]any, error) {
+func (s *store) moveEsim(ch *change, iccid, country string) error {
 	country = strings.ToUpper(country)
 	if !countryCode.MatchString(country) {
-		return nil, badRequest("countryIso2 must be an ISO 3166 alpha-2 code such as DE")
+		return badRequest("countryIso2 must be an ISO 3166 alpha-2 code such as DE")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	e := s.esimByICCID[iccid]
 	if e == nil {
-		return nil, notFound("eSIM", iccid)
+		return notFound("eSIM", iccid)
 	}
 	if e.CountryISO2 != nil && *e.CountryISO2 == country {
-		return nil, nil // no change detected, no event
+		return nil // no change detected, no event
 	}
+	old := e.CountryISO2
+	ch.onUndo(func() { e.CountryISO2 = old })
 	e.CountryISO2 = ptr(country)
+	ch.putEsim(s, e)
 	ev := webhook.SubscriptionV2EsimLocationChangedEvent{Header: header(webhook.TypeSubscriptionV2EsimLocationChanged, s.clock())}
 	ev.Data.Esim = iccid
 	ev.Data.CountryISO2 = country
-	return []any{ev}, nil
+	ch.events = append(ch.events, ev)
+	return nil
 }
 
-func (s *store) setSmdpState(iccid, state string) ([]any, error) {
+func (s *store) setSmdpState(ch *change, iccid, state string) error {
 	if !smdpStateWord.MatchString(state) {
-		return nil, badRequest("state must be an uppercase word such as RELEASED")
+		return badRequest("state must be an uppercase word such as RELEASED")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	e := s.esimByICCID[iccid]
 	if e == nil {
-		return nil, notFound("eSIM", iccid)
+		return notFound("eSIM", iccid)
 	}
 	if e.SmdpState == state {
-		return nil, nil // no change, no event
+		return nil // no change, no event
 	}
+	old := e.SmdpState
+	ch.onUndo(func() { e.SmdpState = old })
 	e.SmdpState = state
-	return []any{smdpEvent(iccid, state, s.clock())}, nil
+	ch.putEsim(s, e)
+	ch.events = append(ch.events, smdpEvent(iccid, state, s.clock()))
+	return nil
 }
 
 func header(typ string, now int64) webhook.Header {
@@ -181,20 +194,29 @@ func smdpEvent(iccid, state string, now int64) webhook.EsimSmdpStateChangedEvent
 	return ev
 }
 
+// MaxClockOffsetSeconds bounds how far the emulator's clock may run ahead of
+// the wall clock: 200 years, twice the longest plan period, far from where
+// Unix seconds overflow.
+const MaxClockOffsetSeconds = 200 * 366 * 86400
+
 // advanceClock moves the emulator's clock forward; subscriptions whose
 // expireAt has passed read as expired from then on.
-func (s *store) advanceClock(seconds int64) (int64, error) {
-	if seconds <= 0 {
-		return 0, badRequest("seconds must be a positive integer")
+func (s *store) advanceClock(ch *change, seconds int64) (int64, error) {
+	if seconds <= 0 || seconds > MaxClockOffsetSeconds-s.clockOffset {
+		return 0, badRequest(fmt.Sprintf("seconds must be a positive integer, and the clock can run at most %d seconds (200 years) ahead of the wall clock; it is %d seconds ahead now",
+			int64(MaxClockOffsetSeconds), s.clockOffset))
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	old := s.clockOffset
+	ch.onUndo(func() { s.clockOffset = old })
 	s.clockOffset += seconds
+	ch.putMeta(metaClockOffset, s.clockOffset)
 	return s.clock(), nil
 }
 
-func (s *store) reset(ds Dataset) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// reset returns to ds and stores all of it.
+func (s *store) reset(ch *change, ds Dataset) {
+	saved := s.content // load replaces every slice and map, so this stays intact
+	ch.onUndo(func() { s.content = saved })
 	s.load(ds.normalized(), nil, 0, 0)
+	ch.putAll(s)
 }

@@ -65,11 +65,16 @@ func (s *subscription) wire(now int64) Subscription {
 // emulator is for tests and demos, and a single lock makes "no eSIM is ever
 // assigned twice" easy to see.
 type store struct {
-	mu sync.Mutex
+	mu  sync.Mutex
+	now func() time.Time
+	content
+}
 
+// content is everything the store holds, apart from its lock, so that a
+// reset can be undone by putting the old content back.
+type content struct {
 	cursorKey   []byte
 	clockOffset int64 // seconds added to the wall clock
-	now         func() time.Time
 
 	plans    []*Plan
 	planByID map[string]*Plan
@@ -77,6 +82,7 @@ type store struct {
 
 	esims       []*Esim
 	esimByICCID map[string]*Esim
+	esimPos     map[string]int // index in esims: the eSIM's record key
 	// Free-eSIM queues, scanned lazily: entries that got assigned since they
 	// were queued are skipped, so finding a free eSIM is amortized O(1).
 	freeByLabel map[string]*esimQueue
@@ -122,12 +128,14 @@ func (s *store) load(ds Dataset, subs []*subscription, custom int, clockOffset i
 	}
 	s.esims = make([]*Esim, len(ds.Esims))
 	s.esimByICCID = make(map[string]*Esim, len(ds.Esims))
+	s.esimPos = make(map[string]int, len(ds.Esims))
 	s.freeByLabel = map[string]*esimQueue{}
-	s.freeAny = &esimQueue{}
+	s.freeAny = &esimQueue{idx: make([]int, 0, len(ds.Esims))}
 	for i := range ds.Esims {
 		e := ds.Esims[i]
 		s.esims[i] = &e
 		s.esimByICCID[e.ICCID] = &e
+		s.esimPos[e.ICCID] = i
 		s.freeAny.idx = append(s.freeAny.idx, i)
 		if e.Label != nil {
 			q := s.freeByLabel[*e.Label]
@@ -163,18 +171,16 @@ type inlinePlan struct {
 	PeriodDays int64
 }
 
-// create assigns an eSIM and records the subscription. The *ErrorBody is the
-// 412 the service answers when the plan or the inventory does not allow it.
-func (s *store) create(in createInput) (*subscription, *ErrorBody) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// create assigns an eSIM and records the subscription; the caller holds
+// s.mu. The *ErrorBody is the 412 the service answers when the plan or the
+// inventory does not allow it.
+func (s *store) create(ch *change, in createInput) (*subscription, *ErrorBody) {
 	now := s.clock()
 
 	var plan *Plan
 	if in.Inline != nil {
-		s.custom++
 		plan = &Plan{
-			ID:                fmt.Sprintf("plan_custom_%06d", s.custom),
+			ID:                fmt.Sprintf("%s%06d", customPlanPrefix, s.custom+1),
 			Name:              fmt.Sprintf("custom %d MB / %d days", in.Inline.DataMBs, in.Inline.PeriodDays),
 			DataMegaBytes:     in.Inline.DataMBs,
 			PeriodDays:        in.Inline.PeriodDays,
@@ -194,11 +200,21 @@ func (s *store) create(in createInput) (*subscription, *ErrorBody) {
 		}
 	}
 
+	anyHead, labelQueue := s.freeAny.head, s.labelQueue(plan.Label)
+	labelHead := 0
+	if labelQueue != nil {
+		labelHead = labelQueue.head
+	}
 	esim := s.freeEsim(plan.Label)
-	if esim == nil {
-		if in.Inline != nil {
-			s.custom-- // nothing was created
+	// Restoring the queue heads gives an undone create's eSIM back to the
+	// next create, even when later creates skipped past it.
+	ch.onUndo(func() {
+		s.freeAny.head = anyHead
+		if labelQueue != nil {
+			labelQueue.head = labelHead
 		}
+	})
+	if esim == nil {
 		want := "any label"
 		if plan.Label != nil {
 			want = fmt.Sprintf("label %q", *plan.Label)
@@ -206,8 +222,16 @@ func (s *store) create(in createInput) (*subscription, *ErrorBody) {
 		return nil, newError(codeOutOfInventory, fmt.Sprintf("no unassigned eSIM with %s is left in the account", want), ErrorDetail{Message: "the account's eSIM inventory is exhausted for this plan", Suggestion: "add eSIMs to the account's inventory, or choose a plan with another label"})
 	}
 	if in.Inline != nil {
+		s.custom++
 		s.plans = append(s.plans, plan)
 		s.planByID[plan.ID] = plan
+		ch.putPlan(len(s.plans)-1, plan)
+		ch.putMeta(metaCustomPlans, int64(s.custom))
+		ch.onUndo(func() {
+			s.custom--
+			s.plans = s.plans[:len(s.plans)-1]
+			delete(s.planByID, plan.ID)
+		})
 	}
 
 	purchased := Allowance{DataBytes: ptr(plan.DataMegaBytes * bytesPerMegabyte)}
@@ -234,7 +258,21 @@ func (s *store) create(in createInput) (*subscription, *ErrorBody) {
 	esim.SubscriptionID = ptr(sub.ID)
 	s.subs = append(s.subs, sub)
 	s.subByID[sub.ID] = sub
+	ch.putSub(sub)
+	ch.putEsim(s, esim)
+	ch.onUndo(func() {
+		esim.SubscriptionID = nil
+		s.subs = s.subs[:len(s.subs)-1]
+		delete(s.subByID, sub.ID)
+	})
 	return sub, nil
+}
+
+func (s *store) labelQueue(label *string) *esimQueue {
+	if label == nil {
+		return nil
+	}
+	return s.freeByLabel[*label]
 }
 
 func (s *store) freeEsim(label *string) *Esim {
@@ -346,11 +384,21 @@ func randomBytes(n int) []byte {
 	return b
 }
 
-// addEsims grows the inventory, as buying more eSIMs would.
-func (s *store) addEsims(count int, label *string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// addEsims grows the inventory, as buying more eSIMs would; the caller
+// holds s.mu.
+func (s *store) addEsims(ch *change, count int, label *string) {
 	now := s.clock()
+	before := len(s.esims)
+	anyLen := len(s.freeAny.idx)
+	q := s.labelQueue(label)
+	if label != nil && q == nil {
+		q = &esimQueue{}
+		s.freeByLabel[*label] = q
+	}
+	labelLen := 0
+	if q != nil {
+		labelLen = len(q.idx)
+	}
 	for range count {
 		i := len(s.esims)
 		e := &Esim{ICCID: ICCID(uint64(1_000_000 + i)), Label: label, SmdpState: "AVAILABLE", CreatedAt: now}
@@ -361,14 +409,22 @@ func (s *store) addEsims(count int, label *string) {
 		s.esims = append(s.esims, e)
 		s.esimByICCID[e.ICCID] = e
 		idx := len(s.esims) - 1
+		s.esimPos[e.ICCID] = idx
 		s.freeAny.idx = append(s.freeAny.idx, idx)
-		if label != nil {
-			q := s.freeByLabel[*label]
-			if q == nil {
-				q = &esimQueue{}
-				s.freeByLabel[*label] = q
-			}
+		if q != nil {
 			q.idx = append(q.idx, idx)
 		}
+		ch.putEsim(s, e)
 	}
+	ch.onUndo(func() {
+		for _, e := range s.esims[before:] {
+			delete(s.esimByICCID, e.ICCID)
+			delete(s.esimPos, e.ICCID)
+		}
+		s.esims = s.esims[:before]
+		s.freeAny.idx = s.freeAny.idx[:anyLen]
+		if q != nil {
+			q.idx = q.idx[:labelLen]
+		}
+	})
 }

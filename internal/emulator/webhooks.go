@@ -72,8 +72,14 @@ func newDispatcher(opts WebhookOptions, logger *log.Logger) *dispatcher {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &dispatcher{
-		opts:   opts,
-		client: &http.Client{Timeout: opts.Timeout},
+		opts: opts,
+		client: &http.Client{
+			Timeout: opts.Timeout,
+			// A redirect is not a delivery: the receiver did not take the
+			// event, and following it would re-send it (or, for 301-303,
+			// a body-less GET) to wherever the receiver points.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
 		logger: logger,
 		queue:  make(chan []byte, opts.QueueSize),
 		ctx:    ctx,
@@ -151,7 +157,7 @@ func (d *dispatcher) post(body []byte) error {
 	}
 	resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("receiver answered %s", resp.Status)
+		return fmt.Errorf("receiver answered %s (only 2xx counts as delivered; redirects are not followed)", resp.Status)
 	}
 	return nil
 }

@@ -1,0 +1,298 @@
+package emulator
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// The -state file is a bbolt database: one record per plan, eSIM and
+// subscription, so a change writes only what it touched, and the file is
+// locked while an emulator uses it. bbolt was chosen over SQLite because it
+// is pure Go (no cgo in the build), keeps everything in one file with an
+// exclusive flock, and commits transactionally with fsync.
+
+var (
+	bucketMeta  = []byte("meta")
+	bucketPlans = []byte("plans")
+	bucketEsims = []byte("esims")
+	bucketSubs  = []byte("subscriptions")
+	allBuckets  = [][]byte{bucketMeta, bucketPlans, bucketEsims, bucketSubs}
+
+	metaFormat      = []byte("format")
+	metaCursorKey   = []byte("cursorKey")
+	metaClockOffset = []byte("clockOffset")
+	metaCustomPlans = []byte("customPlans")
+)
+
+// stateFormat names the layout of the database; a file with another value
+// is refused rather than misread.
+const stateFormat = "mobileplan-emulator-state/2"
+
+// lockWait is how long a start waits for another emulator to release the
+// state file before giving up.
+const lockWait = 200 * time.Millisecond
+
+func indexKey(i int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(i)) }
+
+func mustJSON(v any) []byte {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // plain structs of strings and numbers always encode
+	}
+	return raw
+}
+
+func (c *change) put(bucket, key []byte, v any) {
+	if c.persist {
+		c.puts = append(c.puts, record{bucket, key, mustJSON(v)})
+	}
+}
+
+func (c *change) putMeta(key []byte, v int64) {
+	if c.persist {
+		c.puts = append(c.puts, record{bucketMeta, key, []byte(strconv.FormatInt(v, 10))})
+	}
+}
+
+// Records of the store, encoded under the store's lock.
+func (c *change) putSub(sub *subscription) { c.put(bucketSubs, indexKey(sub.Seq), sub) }
+func (c *change) putEsim(s *store, e *Esim) {
+	c.put(bucketEsims, indexKey(int64(s.esimPos[e.ICCID])), e)
+}
+func (c *change) putPlan(i int, p *Plan) { c.put(bucketPlans, indexKey(int64(i)), p) }
+
+// putAll replaces the whole stored state with the store's content.
+func (c *change) putAll(s *store) {
+	if !c.persist {
+		return
+	}
+	c.reset = true
+	c.puts = append(c.puts, record{bucketMeta, metaFormat, []byte(stateFormat)}, record{bucketMeta, metaCursorKey, s.cursorKey})
+	c.putMeta(metaClockOffset, s.clockOffset)
+	c.putMeta(metaCustomPlans, int64(s.custom))
+	for i, p := range s.plans {
+		c.putPlan(i, p)
+	}
+	for _, e := range s.esims {
+		c.putEsim(s, e)
+	}
+	for _, sub := range s.subs {
+		c.putSub(sub)
+	}
+}
+
+// openState opens (or creates) the state database at path, migrating a
+// state file of the earlier JSON format. It returns the database and the
+// snapshot it holds; a nil snapshot means the file is new.
+func openState(path string, logger interface{ Printf(string, ...any) }) (*bolt.DB, *snapshot, error) {
+	legacy, err := isLegacyJSON(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if legacy {
+		if err := migrateLegacy(path, logger); err != nil {
+			return nil, nil, err
+		}
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockWait})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, nil, fmt.Errorf("state file %s is in use by another emulator (it is locked); stop that emulator first, or give this one another -state file", path)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("state file %s: %w (is it an emulator state file?)", path, err)
+	}
+	snap, err := readState(db)
+	if err == nil && snap != nil {
+		err = snap.validate()
+	}
+	if err != nil {
+		_ = db.Close()
+		return nil, nil, fmt.Errorf("state file %s: %w; fix or remove the file", path, err)
+	}
+	return db, snap, nil
+}
+
+// isLegacyJSON reports whether path holds a state file of the JSON format.
+func isLegacyJSON(path string) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, 64)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	trimmed := bytes.TrimLeft(head[:n], " \t\r\n")
+	return len(trimmed) > 0 && trimmed[0] == '{', nil
+}
+
+// readState loads every record; nil when the database is new (no meta).
+func readState(db *bolt.DB) (*snapshot, error) {
+	var snap *snapshot
+	err := db.View(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		if meta == nil {
+			if tx.Bucket(bucketSubs) != nil || tx.Bucket(bucketEsims) != nil || tx.Bucket(bucketPlans) != nil {
+				return errors.New("the meta records are missing")
+			}
+			return nil // a new file
+		}
+		if f := string(meta.Get(metaFormat)); f != stateFormat {
+			return fmt.Errorf("format %q, want %q", f, stateFormat)
+		}
+		snap = &snapshot{Version: snapshotVersion, CursorKey: bytes.Clone(meta.Get(metaCursorKey))}
+		var err error
+		if snap.ClockOffset, err = metaInt(meta, metaClockOffset); err != nil {
+			return err
+		}
+		custom, err := metaInt(meta, metaCustomPlans)
+		if err != nil {
+			return err
+		}
+		snap.CustomPlans = int(custom)
+		if snap.Plans, err = readRecords[Plan](tx, bucketPlans); err != nil {
+			return err
+		}
+		if snap.Esims, err = readRecords[Esim](tx, bucketEsims); err != nil {
+			return err
+		}
+		subs, err := readRecords[subscription](tx, bucketSubs)
+		if err != nil {
+			return err
+		}
+		snap.Subscriptions = make([]*subscription, len(subs))
+		for i := range subs {
+			snap.Subscriptions[i] = &subs[i]
+		}
+		return nil
+	})
+	return snap, err
+}
+
+func metaInt(meta *bolt.Bucket, key []byte) (int64, error) {
+	raw := meta.Get(key)
+	if raw == nil {
+		return 0, fmt.Errorf("%s is missing", key)
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", key, err)
+	}
+	return n, nil
+}
+
+// readRecords decodes a bucket whose keys must be 0, 1, 2, ... (plans and
+// eSIMs) or 1, 2, 3, ... (subscriptions, keyed by seq): new records are
+// written at the next key, so a gap would let one overwrite another.
+func readRecords[T any](tx *bolt.Tx, name []byte) ([]T, error) {
+	b := tx.Bucket(name)
+	if b == nil {
+		return nil, fmt.Errorf("the %s records are missing", name)
+	}
+	first := uint64(0)
+	if bytes.Equal(name, bucketSubs) {
+		first = 1
+	}
+	var raw [][]byte // valid until the transaction ends
+	err := b.ForEach(func(k, v []byte) error {
+		want := first + uint64(len(raw))
+		if len(k) != 8 || binary.BigEndian.Uint64(k) != want {
+			return fmt.Errorf("%s: record key %x out of sequence, want %d", name, k, want)
+		}
+		raw = append(raw, v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return decodeAll[T](name, raw)
+}
+
+// decodeAll decodes records on every core: decoding is most of a restart.
+func decodeAll[T any](name []byte, raw [][]byte) ([]T, error) {
+	out := make([]T, len(raw))
+	workers := min(runtime.GOMAXPROCS(0), max(len(raw)/1024, 1))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(raw); i += workers {
+				if err := json.Unmarshal(raw[i], &out[i]); err != nil {
+					errs[w] = fmt.Errorf("%s[%d]: %w", name, i, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// writeState replaces everything in db with snap.
+func writeState(db *bolt.DB, s *store) error {
+	ch := &change{persist: true}
+	ch.putAll(s)
+	return db.Update(func(tx *bolt.Tx) error { return writeChange(tx, ch) })
+}
+
+// migrateLegacy turns a JSON state file into a database in place, keeping
+// the JSON file next to it.
+func migrateLegacy(path string, logger interface{ Printf(string, ...any) }) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var snap snapshot
+	if err := json.Unmarshal(raw, &snap); err != nil {
+		return fmt.Errorf("state file %s (JSON format): %w; fix or remove the file", path, err)
+	}
+	if snap.Version != snapshotVersion {
+		return fmt.Errorf("state file %s (JSON format): version %d, want %d; remove the file to start afresh", path, snap.Version, snapshotVersion)
+	}
+	if err := snap.validate(); err != nil {
+		return fmt.Errorf("state file %s (JSON format): %w; fix or remove the file", path, err)
+	}
+	tmp := path + ".migrating"
+	_ = os.Remove(tmp)
+	db, err := bolt.Open(tmp, 0o600, &bolt.Options{Timeout: lockWait})
+	if err != nil {
+		return fmt.Errorf("migrating state file %s: %w", path, err)
+	}
+	s := &store{now: time.Now}
+	snap.loadInto(s)
+	err = writeState(db, s)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("migrating state file %s: %w", path, err)
+	}
+	backup := path + ".v1.json"
+	if err := os.Rename(path, backup); err != nil {
+		return fmt.Errorf("migrating state file %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("migrating state file %s: %w", path, err)
+	}
+	logger.Printf("state: %s was in the JSON format of earlier versions; migrated it to the database format and kept the old file as %s", path, backup)
+	return nil
+}
