@@ -29,13 +29,21 @@ type WebhookOptions struct {
 	Timeout     time.Duration
 }
 
-// WebhookStats counts what happened to events so far.
+// WebhookStats counts what happened to events so far. Attempts and Failed
+// count delivery attempts; Queued, Delivered and Dropped count events, so
+// every event ends up either delivered or dropped (once out of the queue).
 type WebhookStats struct {
-	Queued    int64 `json:"queued"`
+	// Queued: events accepted into the delivery queue.
+	Queued int64 `json:"queued"`
+	// Delivered: events a receiver acknowledged with a 2xx.
 	Delivered int64 `json:"delivered"`
-	Attempts  int64 `json:"attempts"`
-	Failed    int64 `json:"failed"`
-	Dropped   int64 `json:"dropped"`
+	// Attempts: POSTs made, successful or not.
+	Attempts int64 `json:"attempts"`
+	// Failed: attempts that got no 2xx (an error, a timeout, a 3xx, 4xx or 5xx).
+	Failed int64 `json:"failed"`
+	// Dropped: events never delivered, because the queue was full or
+	// because every attempt failed.
+	Dropped int64 `json:"dropped"`
 }
 
 // dispatcher delivers events in order from a bounded queue, in the
@@ -128,6 +136,7 @@ func (d *dispatcher) deliver(body []byte) {
 			d.delivered.Add(1)
 			return
 		}
+		d.failed.Add(1)
 		d.logger.Printf("webhook: %s attempt %d/%d: %v", eventType(body), attempt, d.opts.MaxAttempts, err)
 		if attempt == d.opts.MaxAttempts {
 			break
@@ -140,8 +149,8 @@ func (d *dispatcher) deliver(body []byte) {
 		}
 		backoff = min(backoff*2, d.opts.MaxBackoff)
 	}
-	d.failed.Add(1)
-	d.logger.Printf("webhook: giving up on %s after %d attempts", eventType(body), d.opts.MaxAttempts)
+	d.dropped.Add(1)
+	d.logger.Printf("webhook: dropping %s after %d failed attempts", eventType(body), d.opts.MaxAttempts)
 }
 
 func (d *dispatcher) post(body []byte) error {

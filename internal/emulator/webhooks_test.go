@@ -437,13 +437,13 @@ func TestWebhookRetriesSameBody(t *testing.T) {
 		t.Errorf("statuses %d %d %d", calls[0].Status, calls[1].Status, calls[2].Status)
 	}
 	eventually(t, 5*time.Second, "stats", func() bool { return srv.Stats().Webhooks.Delivered == 1 })
-	if st := srv.Stats().Webhooks; st.Attempts != 3 || st.Failed != 0 || st.Queued != 1 {
+	if st := srv.Stats().Webhooks; st.Attempts != 3 || st.Failed != 2 || st.Dropped != 0 || st.Queued != 1 {
 		t.Errorf("stats %+v", st)
 	}
 }
 
-// After MaxAttempts refusals an event is given up and counted; the next one
-// is still delivered.
+// After MaxAttempts refusals an event is dropped and counted as dropped,
+// each refusal as a failed attempt; the next event is still delivered.
 func TestWebhookGivesUp(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, 3, false)
@@ -456,8 +456,8 @@ func TestWebhookGivesUp(t *testing.T) {
 		t.Errorf("delivered %v, want the second event", events[0])
 	}
 	eventually(t, 5*time.Second, "stats", func() bool { return srv.Stats().Webhooks.Delivered == 1 })
-	if st := srv.Stats().Webhooks; st.Failed != 1 || st.Attempts != 4 {
-		t.Errorf("stats %+v, want 1 failed after 3 attempts and 1 delivered", st)
+	if st := srv.Stats().Webhooks; st.Failed != 3 || st.Dropped != 1 || st.Attempts != 4 {
+		t.Errorf("stats %+v, want 3 failed attempts, 1 dropped and 1 delivered", st)
 	}
 }
 
