@@ -194,9 +194,7 @@ func (e *Emulator) AdvanceClock(seconds int64) (int64, error) {
 
 // Now is the emulator's clock, in Unix seconds.
 func (e *Emulator) Now() int64 {
-	e.store.mu.Lock()
-	defer e.store.mu.Unlock()
-	return e.store.clock()
+	return e.store.currentTime()
 }
 
 // Reset returns to the starting data set: no subscriptions, every eSIM free,
@@ -224,14 +222,7 @@ type Stats struct {
 // deliveries.
 func (e *Emulator) Stats() Stats {
 	st := Stats{Requests: e.RequestCounts()}
-	e.store.mu.Lock()
-	st.Subscriptions = len(e.store.subs)
-	for _, es := range e.store.esims {
-		if es.SubscriptionID == nil {
-			st.FreeEsims++
-		}
-	}
-	e.store.mu.Unlock()
+	st.Subscriptions, st.FreeEsims = e.store.counts()
 	if e.hooks != nil {
 		ws := e.hooks.stats()
 		st.Webhooks = &ws

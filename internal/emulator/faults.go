@@ -213,7 +213,7 @@ func (fi *faultInjector) answer(w http.ResponseWriter, rule *FaultRule) bool {
 		}
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(status)
-		_, _ = w.Write([]byte("<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n"))
+		_, _ = w.Write(proxyPage(status))
 	case "empty":
 		if status == 0 {
 			status = http.StatusBadGateway
@@ -240,4 +240,11 @@ func hangUp(w http.ResponseWriter) {
 		}
 	}
 	panic(http.ErrAbortHandler) // net/http closes the connection for us
+}
+
+// proxyPage is the page nginx answers with when it cannot reach what it
+// fronts, for the status it is sent with.
+func proxyPage(status int) []byte {
+	title := strings.TrimSpace(fmt.Sprintf("%d %s", status, http.StatusText(status)))
+	return fmt.Appendf(nil, "<html><head><title>%s</title></head><body><center><h1>%s</h1></center><hr><center>nginx</center></body></html>\n", title, title)
 }

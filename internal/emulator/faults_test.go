@@ -2,6 +2,7 @@ package emulator_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -12,6 +13,21 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 )
+
+// Issue 11, point 6: the proxy page names the status it is sent with.
+func TestFaultHTMLPageNamesItsStatus(t *testing.T) {
+	t.Parallel()
+	srv := emulatortest.Start(t, emulator.Options{Dataset: smallDataset(1, 0)})
+	for _, status := range []int{502, 503, 504, 429} {
+		srv.SetFaults(rules(emulator.FaultRule{Action: "html", Status: status}))
+		r := api(t, srv, "GET", "/v1/plans", "")
+		mustStatus(t, r, status)
+		want := fmt.Sprintf("<title>%d %s</title>", status, http.StatusText(status))
+		if !strings.Contains(string(r.Body), want) || strings.Count(string(r.Body), fmt.Sprintf("%d %s", status, http.StatusText(status))) != 2 {
+			t.Errorf("html fault with status %d: page %s, want title and heading %q", status, r.Body, want)
+		}
+	}
+}
 
 // freshClient opens a new connection per request, so that the transport
 // never retries a request on its own after a connection was closed.
@@ -68,6 +84,9 @@ func TestFaultProxyAnswers(t *testing.T) {
 	mustStatus(t, r, 502)
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") || !strings.Contains(string(r.Body), "<html>") {
 		t.Errorf("html fault: %q %s", ct, r.Body)
+	}
+	if !strings.Contains(string(r.Body), "502 Bad Gateway") {
+		t.Errorf("default html fault page: %s", r.Body)
 	}
 	srv.SetFaults(rules(emulator.FaultRule{Action: "html", Status: 504}))
 	mustStatus(t, api(t, srv, "GET", "/v1/plans", ""), 504)

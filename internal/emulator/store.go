@@ -158,6 +158,26 @@ func (s *store) load(ds Dataset, subs []*subscription, custom int, clockOffset i
 
 func (s *store) clock() int64 { return s.now().Unix() + s.clockOffset }
 
+// currentTime is clock for callers that do not hold s.mu.
+func (s *store) currentTime() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clock()
+}
+
+// counts returns how many subscriptions there are and how many eSIMs are
+// free.
+func (s *store) counts() (subscriptions, freeEsims int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.esims {
+		if e.SubscriptionID == nil {
+			freeEsims++
+		}
+	}
+	return len(s.subs), freeEsims
+}
+
 // createInput is a create request after validation: exactly one of PlanID
 // and Inline is set.
 type createInput struct {
