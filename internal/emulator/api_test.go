@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -373,6 +375,50 @@ func TestOutOfInventoryPerLabel(t *testing.T) {
 	if st := srv.Stats(); st.Subscriptions != 3 || st.FreeEsims != 0 {
 		t.Errorf("stats %+v", st)
 	}
+}
+
+// Issue 13 follow-up: a plan without a label takes an eSIM without a label
+// while there is one, so it does not use up an eSIM a labelled plan needs
+// (the provider's plan-time check counts on it); it falls back to a
+// labelled eSIM only when no unlabelled one is free. The choice survives a
+// restart and holds for eSIMs added later.
+func TestUnlabelledPlanPrefersUnlabelledEsim(t *testing.T) {
+	t.Parallel()
+	ds := smallDataset(0, 2) // two europe eSIMs first in index order
+	for n := uint64(3); n <= 4; n++ {
+		ds.Esims = append(ds.Esims, emulator.Esim{ICCID: emulator.ICCID(n), CreatedAt: 1767225600 + int64(n)})
+	}
+	path := filepath.Join(t.TempDir(), "state.db")
+	first := emulatortest.Start(t, emulator.Options{Dataset: ds, StatePath: path})
+	if got := create(t, first, planBasic).EsimICCID; got != emulator.ICCID(3) {
+		t.Errorf("first unlabelled create got eSIM %s, want the unlabelled %s", got, emulator.ICCID(3))
+	}
+	first.Close()
+	srv := emulatortest.Start(t, emulator.Options{StatePath: path})
+	if got := create(t, srv, planBasic).EsimICCID; got != emulator.ICCID(4) {
+		t.Errorf("unlabelled create after restart got eSIM %s, want the unlabelled %s", got, emulator.ICCID(4))
+	}
+	for _, plan := range []string{planEurope, planRecurring} {
+		r := api(t, srv, "POST", "/v1/subscriptions", createBody(plan))
+		if r.Status != http.StatusOK {
+			t.Fatalf("europe create %s after two unlabelled creates: %d %s, want 200", plan, r.Status, r.Body)
+		}
+	}
+
+	// Nothing unlabelled is free: a plan without a label takes a labelled eSIM.
+	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims", `{"count":1,"label":"europe"}`), 200)
+	fallback := create(t, srv, planBasic)
+	if es := decode[emulator.Esim](t, api(t, srv, "GET", "/v1/esims/"+fallback.EsimICCID, "")); es.Label == nil || *es.Label != "europe" {
+		t.Errorf("fallback create got eSIM %+v, want the added europe one", es)
+	}
+	// Added later, an unlabelled eSIM is still preferred to a labelled one
+	// added before it.
+	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims", `{"count":1,"label":"europe"}`), 200)
+	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims", `{"count":1}`), 200)
+	if es := decode[emulator.Esim](t, api(t, srv, "GET", "/v1/esims/"+create(t, srv, planBasic).EsimICCID, "")); es.Label != nil {
+		t.Errorf("unlabelled create got eSIM %+v, want the added unlabelled one", es)
+	}
+	create(t, srv, planEurope)
 }
 
 func TestOpenAPIDocumentServed(t *testing.T) {

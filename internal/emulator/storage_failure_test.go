@@ -61,7 +61,7 @@ func TestStorageFailureIsNotAcknowledged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { e.Close() }()
-	const create = `{"planId":"plan_004"}` // no label: any eSIM
+	const create = `{"planId":"plan_004"}` // no label: an unlabelled eSIM first
 	rec := call(e, "POST", "/v1/subscriptions", create)
 	if rec.Code != 200 {
 		t.Fatalf("first create: %d %s", rec.Code, rec.Body)
@@ -102,13 +102,14 @@ func TestStorageFailureIsNotAcknowledged(t *testing.T) {
 	}
 
 	// Storage works again: the next create gets the eSIM the refused ones
-	// would have taken.
+	// would have taken, the second unlabelled one (every tenth eSIM of the
+	// default data set has no label).
 	e.commit.beforeCommit = nil
 	rec = call(e, "POST", "/v1/subscriptions", create)
 	var second Subscription
 	_ = json.Unmarshal(rec.Body.Bytes(), &second)
-	if rec.Code != 200 || second.EsimICCID != ICCID(2) {
-		t.Errorf("create after recovery: %d %s, want the next free eSIM %s", rec.Code, rec.Body, ICCID(2))
+	if first.EsimICCID != ICCID(10) || rec.Code != 200 || second.EsimICCID != ICCID(20) {
+		t.Errorf("creates %s, then after recovery %d %s; want eSIMs %s and %s, the free unlabelled ones", first.EsimICCID, rec.Code, rec.Body, ICCID(10), ICCID(20))
 	}
 	want := viewOf(e)
 	e.Close()

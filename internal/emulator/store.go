@@ -85,8 +85,11 @@ type content struct {
 	esimPos     map[string]int // index in esims: the eSIM's record key
 	// Free-eSIM queues, scanned lazily: entries that got assigned since they
 	// were queued are skipped, so finding a free eSIM is amortized O(1).
-	freeByLabel map[string]*esimQueue
-	freeAny     *esimQueue
+	// A plan without a label looks in freeUnlabelled first and in freeAny
+	// only when that is empty, so it leaves labelled eSIMs to labelled plans.
+	freeByLabel    map[string]*esimQueue
+	freeUnlabelled *esimQueue
+	freeAny        *esimQueue
 
 	subs    []*subscription // creation order; Seq == index+1
 	subByID map[string]*subscription
@@ -131,13 +134,16 @@ func (s *store) load(ds Dataset, subs []*subscription, custom int, clockOffset i
 	s.esimPos = make(map[string]int, len(ds.Esims))
 	s.freeByLabel = map[string]*esimQueue{}
 	s.freeAny = &esimQueue{idx: make([]int, 0, len(ds.Esims))}
+	s.freeUnlabelled = &esimQueue{}
 	for i := range ds.Esims {
 		e := ds.Esims[i]
 		s.esims[i] = &e
 		s.esimByICCID[e.ICCID] = &e
 		s.esimPos[e.ICCID] = i
 		s.freeAny.idx = append(s.freeAny.idx, i)
-		if e.Label != nil {
+		if e.Label == nil {
+			s.freeUnlabelled.idx = append(s.freeUnlabelled.idx, i)
+		} else {
 			q := s.freeByLabel[*e.Label]
 			if q == nil {
 				q = &esimQueue{}
@@ -220,18 +226,22 @@ func (s *store) create(ch *change, in createInput) (*subscription, *ErrorBody) {
 		}
 	}
 
-	anyHead, labelQueue := s.freeAny.head, s.labelQueue(plan.Label)
-	labelHead := 0
-	if labelQueue != nil {
-		labelHead = labelQueue.head
+	queues := s.freeQueues(plan.Label)
+	heads := make([]int, len(queues))
+	for i, q := range queues {
+		heads[i] = q.head
 	}
-	esim := s.freeEsim(plan.Label)
+	var esim *Esim
+	for _, q := range queues {
+		if esim = q.next(s.esims); esim != nil {
+			break
+		}
+	}
 	// Restoring the queue heads gives an undone create's eSIM back to the
 	// next create, even when later creates skipped past it.
 	ch.onUndo(func() {
-		s.freeAny.head = anyHead
-		if labelQueue != nil {
-			labelQueue.head = labelHead
+		for i, q := range queues {
+			q.head = heads[i]
 		}
 	})
 	if esim == nil {
@@ -288,22 +298,17 @@ func (s *store) create(ch *change, in createInput) (*subscription, *ErrorBody) {
 	return sub, nil
 }
 
-func (s *store) labelQueue(label *string) *esimQueue {
+// freeQueues lists the queues a plan with this label takes its eSIM from,
+// in order of preference. The contract lets a plan without a label take
+// any free eSIM; preferring one without a label is the emulator's choice.
+func (s *store) freeQueues(label *string) []*esimQueue {
 	if label == nil {
-		return nil
+		return []*esimQueue{s.freeUnlabelled, s.freeAny}
 	}
-	return s.freeByLabel[*label]
-}
-
-func (s *store) freeEsim(label *string) *Esim {
-	if label == nil {
-		return s.freeAny.next(s.esims)
+	if q := s.freeByLabel[*label]; q != nil {
+		return []*esimQueue{q}
 	}
-	q := s.freeByLabel[*label]
-	if q == nil {
-		return nil
-	}
-	return q.next(s.esims)
+	return nil
 }
 
 func (s *store) getSubscription(id string) (Subscription, bool) {
@@ -410,15 +415,14 @@ func (s *store) addEsims(ch *change, count int, label *string) {
 	now := s.clock()
 	before := len(s.esims)
 	anyLen := len(s.freeAny.idx)
-	q := s.labelQueue(label)
-	if label != nil && q == nil {
-		q = &esimQueue{}
-		s.freeByLabel[*label] = q
+	q := s.freeUnlabelled
+	if label != nil {
+		if q = s.freeByLabel[*label]; q == nil {
+			q = &esimQueue{}
+			s.freeByLabel[*label] = q
+		}
 	}
-	labelLen := 0
-	if q != nil {
-		labelLen = len(q.idx)
-	}
+	labelLen := len(q.idx)
 	for range count {
 		i := len(s.esims)
 		e := &Esim{ICCID: ICCID(uint64(1_000_000 + i)), Label: label, SmdpState: "AVAILABLE", CreatedAt: now}
@@ -431,9 +435,7 @@ func (s *store) addEsims(ch *change, count int, label *string) {
 		idx := len(s.esims) - 1
 		s.esimPos[e.ICCID] = idx
 		s.freeAny.idx = append(s.freeAny.idx, idx)
-		if q != nil {
-			q.idx = append(q.idx, idx)
-		}
+		q.idx = append(q.idx, idx)
 		ch.putEsim(s, e)
 	}
 	ch.onUndo(func() {
@@ -443,8 +445,6 @@ func (s *store) addEsims(ch *change, count int, label *string) {
 		}
 		s.esims = s.esims[:before]
 		s.freeAny.idx = s.freeAny.idx[:anyLen]
-		if q != nil {
-			q.idx = q.idx[:labelLen]
-		}
+		q.idx = q.idx[:labelLen]
 	})
 }
