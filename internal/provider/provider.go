@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -35,7 +36,10 @@ const (
 	defaultRequestTimeout = "30s"
 )
 
-var _ provider.Provider = (*mobileplanProvider)(nil)
+var (
+	_ provider.Provider                  = (*mobileplanProvider)(nil)
+	_ provider.ProviderWithListResources = (*mobileplanProvider)(nil)
+)
 
 type mobileplanProvider struct {
 	version string
@@ -145,6 +149,7 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": timeout.String()})
 	resp.DataSourceData = c
 	resp.ResourceData = c
+	resp.ListResourceData = c
 }
 
 func valueOrEnv(v types.String, env string) string {
@@ -156,6 +161,10 @@ func valueOrEnv(v types.String, env string) string {
 
 func (p *mobileplanProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{newSubscriptionResource}
+}
+
+func (p *mobileplanProvider) ListResources(context.Context) []func() list.ListResource {
+	return []func() list.ListResource{newSubscriptionListResource}
 }
 
 func (p *mobileplanProvider) DataSources(context.Context) []func() datasource.DataSource {
