@@ -2,6 +2,15 @@
 # emulator on a free loopback port, and stop it on exit, failure or Ctrl-C.
 # Callers set: work (a temp dir). After start_emulator: base_url, token.
 
+# The CLI: TF_ACC_TERRAFORM_PATH when set (as for the acceptance tests, so
+# that Terraform and OpenTofu runs use the same binary), else terraform on
+# PATH. registry_host is the host a bare source such as mobileplan/mobileplan
+# means to that CLI.
+tf="${TF_ACC_TERRAFORM_PATH:-terraform}"
+registry_host() {
+  if "$tf" version | head -n 1 | grep -q '^OpenTofu'; then echo registry.opentofu.org; else echo registry.terraform.io; fi
+}
+
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 
 build_binaries() {
