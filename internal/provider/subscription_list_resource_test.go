@@ -23,10 +23,17 @@ import (
 
 const listRoute = "GET /v1/subscriptions"
 
+// listProviderServer is a provider server with the list RPCs, which
+// terraform-plugin-go v0.31 still keeps out of tfprotov6.ProviderServer.
+type listProviderServer interface {
+	tfprotov6.ProviderServer
+	tfprotov6.ListResourceServer
+}
+
 // listServer is a provider server configured against one emulator.
 type listServer struct {
 	t      *testing.T
-	server tfprotov6.ProviderServerWithListResource
+	server listProviderServer
 	schema *tfprotov6.GetProviderSchemaResponse
 }
 
@@ -37,7 +44,7 @@ func newListServer(t *testing.T, srv *emulatortest.Server) *listServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server, ok := s.(tfprotov6.ProviderServerWithListResource)
+	server, ok := s.(listProviderServer)
 	if !ok {
 		t.Fatal("the provider server does not serve list resources")
 	}
