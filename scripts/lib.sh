@@ -8,7 +8,10 @@
 # means to that CLI.
 tf="${TF_ACC_TERRAFORM_PATH:-terraform}"
 registry_host() {
-  if "$tf" version | head -n 1 | grep -q '^OpenTofu'; then echo registry.opentofu.org; else echo registry.terraform.io; fi
+  case "$("$tf" version 2>/dev/null)" in
+    *"OpenTofu v"*) echo registry.opentofu.org ;;
+    *) echo registry.terraform.io ;;
+  esac
 }
 
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }

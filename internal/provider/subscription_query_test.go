@@ -115,7 +115,7 @@ func cliVersion(t *testing.T, tf *terraformCLI) *version.Version {
 func skipCLIBelow(t *testing.T, tf *terraformCLI, minimum *version.Version, feature string) {
 	t.Helper()
 	out, _ := tf.run(nil, "version")
-	if strings.HasPrefix(out, "OpenTofu") {
+	if regexp.MustCompile(`(?m)^OpenTofu v`).MatchString(out) {
 		t.Skipf("OpenTofu has no terraform query (%s)", feature)
 	}
 	if v := cliVersion(t, tf); v.Core().LessThan(minimum) {
