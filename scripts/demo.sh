@@ -32,15 +32,15 @@ export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
 mkdir "$work/demo"
 cp examples/demo/*.tf "$work/demo/"
 
-step "terraform apply (examples/demo)"
-terraform -chdir="$work/demo" apply -auto-approve -input=false
+step "$tf apply (examples/demo)"
+"$tf" -chdir="$work/demo" apply -auto-approve -input=false
 
 step "The outputs"
-terraform -chdir="$work/demo" output
+"$tf" -chdir="$work/demo" output
 
-step "terraform plan again: nothing should change"
+step "$tf plan again: nothing should change"
 set +e
-terraform -chdir="$work/demo" plan -input=false -detailed-exitcode
+"$tf" -chdir="$work/demo" plan -input=false -detailed-exitcode
 code=$?
 set -e
 if [ "$code" -ne 0 ]; then

@@ -3,6 +3,18 @@
 # Callers set: work (a temp dir). After start_emulator: base_url, token,
 # emulator_log (its stderr: one line per request unless -quiet).
 
+# The CLI: TF_ACC_TERRAFORM_PATH when set (as for the acceptance tests, so
+# that Terraform and OpenTofu runs use the same binary), else terraform on
+# PATH. registry_host is the host a bare source such as mobileplan/mobileplan
+# means to that CLI.
+tf="${TF_ACC_TERRAFORM_PATH:-terraform}"
+registry_host() {
+  case "$("$tf" version 2>/dev/null)" in
+    *"OpenTofu v"*) echo registry.opentofu.org ;;
+    *) echo registry.terraform.io ;;
+  esac
+}
+
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 
 build_binaries() {

@@ -13,7 +13,8 @@ trap 'exit 130' INT TERM
 
 version=$(changelog_version)
 platform="$(go env GOOS)_$(go env GOARCH)"
-mirror="$work/mirror/registry.terraform.io/mobileplan/mobileplan/$version/$platform"
+host=$(registry_host)
+mirror="$work/mirror/$host/mobileplan/mobileplan/$version/$platform"
 
 step "Building into a filesystem mirror at $work/mirror"
 build_binaries
@@ -40,12 +41,12 @@ export TF_CLI_CONFIG_FILE="$work/empty.tfrc" TF_IN_AUTOMATION=1
 export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
 
 step "terraform init -plugin-dir (offline)"
-terraform -chdir="$work/tf" init -input=false -plugin-dir="$work/mirror"
-grep -q 'provider "registry.terraform.io/mobileplan/mobileplan"' "$work/tf/.terraform.lock.hcl" \
+"$tf" -chdir="$work/tf" init -input=false -plugin-dir="$work/mirror"
+grep -q "provider \"$host/mobileplan/mobileplan\"" "$work/tf/.terraform.lock.hcl" \
   || { echo "mirror-check: init wrote no lock entry for the provider" >&2; exit 1; }
 
 step "terraform apply through the mirrored provider"
-terraform -chdir="$work/tf" apply -auto-approve -input=false
-count=$(terraform -chdir="$work/tf" output -raw plan_count)
+"$tf" -chdir="$work/tf" apply -auto-approve -input=false
+count=$("$tf" -chdir="$work/tf" output -raw plan_count)
 [ "$count" -gt 0 ] || { echo "mirror-check: no plans read" >&2; exit 1; }
 echo "mirror-check: ok ($count plans read through the mirrored provider)"

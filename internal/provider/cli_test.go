@@ -43,6 +43,16 @@ func providerBinaryDir(t *testing.T) string {
 	return buildDir
 }
 
+// terraformBinary is the CLI these tests run: TF_ACC_TERRAFORM_PATH, as for
+// terraform-plugin-testing, so that a run under OpenTofu or another
+// Terraform drives that CLI here too; else terraform on PATH.
+func terraformBinary() string {
+	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
+		return p
+	}
+	return "terraform"
+}
+
 type terraformCLI struct {
 	t   *testing.T
 	dir string
@@ -96,7 +106,7 @@ func (c *terraformCLI) read(name string) string {
 func (c *terraformCLI) run(env []string, args ...string) (string, int) {
 	c.t.Helper()
 	args = append(args, "-no-color")
-	cmd := exec.Command("terraform", args...)
+	cmd := exec.Command(terraformBinary(), args...)
 	cmd.Dir = c.dir
 	cmd.Env = append(append([]string{}, c.env...), env...)
 	out, err := cmd.CombinedOutput()

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -32,7 +33,10 @@ const (
 	EnvPreflight = "MOBILEPLAN_PREFLIGHT"
 )
 
-var _ provider.Provider = (*mobileplanProvider)(nil)
+var (
+	_ provider.Provider                  = (*mobileplanProvider)(nil)
+	_ provider.ProviderWithListResources = (*mobileplanProvider)(nil)
+)
 
 type mobileplanProvider struct {
 	version string
@@ -162,6 +166,7 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": cc.RequestTimeout.String(), "preflight": mode})
 	resp.DataSourceData = c
 	resp.ResourceData = &resourceData{client: c, preflight: newPreflight(c, mode)}
+	resp.ListResourceData = c
 }
 
 const tokenTrimHelp = "Remove the character: read a token file with trimspace(file(\"token.txt\")) in the configuration, or with " +
@@ -183,6 +188,10 @@ func valueOrEnv(v types.String, env string) string {
 
 func (p *mobileplanProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{newSubscriptionResource}
+}
+
+func (p *mobileplanProvider) ListResources(context.Context) []func() list.ListResource {
+	return []func() list.ListResource{newSubscriptionListResource}
 }
 
 func (p *mobileplanProvider) DataSources(context.Context) []func() datasource.DataSource {

@@ -172,6 +172,7 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 	resp.Diagnostics.Append(diags...)
 	plan.subscriptionAttrs = attrs
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setSubscriptionIdentity(ctx, resp.Identity, plan.ID)...)
 }
 
 func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -180,6 +181,10 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// Identity first: a subscription found gone leaves no state, yet the
+	// framework still wants an identity, which CLIs without identity support
+	// never send.
+	resp.Diagnostics.Append(setSubscriptionIdentity(ctx, resp.Identity, state.ID)...)
 	id := state.ID.ValueString()
 	sub, err := r.client.GetSubscription(ctx, id)
 	switch {
@@ -213,6 +218,7 @@ func (r *subscriptionResource) Update(ctx context.Context, req resource.UpdateRe
 	}
 	state.Plan = plan.Plan
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(setSubscriptionIdentity(ctx, resp.Identity, state.ID)...)
 }
 
 func (r *subscriptionResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -221,12 +227,4 @@ func (r *subscriptionResource) Delete(ctx context.Context, req resource.DeleteRe
 	resp.Diagnostics.AddWarning("Subscription still exists at the service",
 		fmt.Sprintf("The service has no way to delete a subscription, so %s (eSIM %s) was only removed from Terraform state and keeps running at the service. "+
 			"Bring it back under Terraform with `terraform import` if needed.", state.ID.ValueString(), state.EsimICCID.ValueString()))
-}
-
-func (r *subscriptionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if req.ID == "" {
-		resp.Diagnostics.AddError("Missing subscription id", "Import a subscription by its id, for example: terraform import mobileplan_subscription.example sub_0123456789abcdef")
-		return
-	}
-	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
 }

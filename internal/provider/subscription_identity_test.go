@@ -1,0 +1,112 @@
+package provider
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hashicorp/go-version"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+)
+
+// skipBelow skips a test on CLIs older than minimum, saying which feature
+// they lack, so a skipped test reads as a reason and not as a gap.
+func skipBelow(minimum *version.Version, feature string) tfversion.TerraformVersionCheck {
+	return reasonedSkip{check: tfversion.SkipBelow(minimum), feature: feature}
+}
+
+type reasonedSkip struct {
+	check   tfversion.TerraformVersionCheck
+	feature string
+}
+
+func (s reasonedSkip) CheckTerraformVersion(ctx context.Context, req tfversion.CheckTerraformVersionRequest, resp *tfversion.CheckTerraformVersionResponse) {
+	s.check.CheckTerraformVersion(ctx, req, resp)
+	if resp.Skip != "" {
+		resp.Skip += " (" + s.feature + ")"
+	}
+}
+
+// Resource identity came with Terraform 1.12 and OpenTofu 1.12.
+var needsIdentity = skipBelow(tfversion.Version1_12_0, "resource identity and import blocks with identity need Terraform or OpenTofu 1.12")
+
+func identityIs(addr string, id knownvalue.Check) statecheck.StateCheck {
+	return statecheck.ExpectIdentity(addr, map[string]knownvalue.Check{"id": id})
+}
+
+func TestAccSubscription_identity(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	config := withProvider(srv, `
+resource "mobileplan_subscription" "test" {
+  plan_id = "plan_001"
+}
+`)
+	noop := resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(subAddr, plancheck.ResourceActionNoop)}}
+	resource.Test(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{needsIdentity},
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				// Create sets the identity, and it is the id.
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					identityIs(subAddr, knownvalue.StringRegexp(subscriptionID)),
+					statecheck.ExpectIdentityValueMatchesState(subAddr, tfjsonpath.New("id")),
+				},
+			},
+			{
+				// import { to = ..., identity = { id = ... } }, then an
+				// empty plan.
+				ResourceName:     subAddr,
+				ImportState:      true,
+				ImportStateKind:  resource.ImportBlockWithResourceIdentity,
+				ImportPlanChecks: noop,
+			},
+			{
+				// The same with generated configuration.
+				ResourceName:    subAddr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithResourceIdentity,
+				GenerateConfig:  true,
+				Config:          withProvider(srv, ""),
+			},
+			{
+				// `terraform import` by id records the identity too.
+				ResourceName:                         subAddr,
+				ImportState:                          true,
+				ImportStateKind:                      resource.ImportCommandWithID,
+				ImportStateVerify:                    true,
+				ImportStateVerifyIdentifierAttribute: "id",
+			},
+		},
+	})
+}
+
+// An import block whose identity names no subscription of the account is an
+// error, not an empty resource in state.
+func TestAccSubscription_identityImportOfUnknownID(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	resource.Test(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{needsIdentity},
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: withProvider(srv, `
+import {
+  to       = mobileplan_subscription.test
+  identity = { id = "sub_00000000deadbeef" }
+}
+
+resource "mobileplan_subscription" "test" {
+  plan_id = "plan_001"
+}
+`),
+			ExpectError: errorPattern("Cannot import non-existent remote object", "mobileplan_subscription.test"),
+		}},
+	})
+}

@@ -1,0 +1,143 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	lschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
+)
+
+// The list resource is what `terraform query` (Terraform 1.14 and later)
+// calls to find existing subscriptions and write their configuration and
+// import blocks. Like the mobileplan_subscriptions data source, it pages
+// through the service's newest-first list and filters on the provider side,
+// but it hands each match to Terraform as soon as it is found and reads the
+// next page only when Terraform wants more than the pages so far held.
+
+var (
+	_ list.ListResource              = (*subscriptionListResource)(nil)
+	_ list.ListResourceWithConfigure = (*subscriptionListResource)(nil)
+)
+
+func newSubscriptionListResource() list.ListResource { return &subscriptionListResource{} }
+
+type subscriptionListResource struct{ client *client.Client }
+
+type subscriptionListConfigModel struct {
+	State     types.String `tfsdk:"state"`
+	PlanID    types.String `tfsdk:"plan_id"`
+	EsimICCID types.String `tfsdk:"esim_iccid"`
+}
+
+func (l *subscriptionListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_subscription"
+}
+
+func (l *subscriptionListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = lschema.Schema{
+		MarkdownDescription: "Finds the account's existing subscriptions for `terraform query` (Terraform 1.14 and later), newest first (the service's order), " +
+			"each with its identity, so that `terraform query -generate-config-out=FILE` writes a `mobileplan_subscription` resource and an import block for each. " +
+			"Filters are applied by the provider while it pages, since the service has no server-side filters; pages of 25 are read only as far as the list block's `limit` (default 100) needs.",
+		Attributes: map[string]lschema.Attribute{
+			"state": lschema.StringAttribute{
+				MarkdownDescription: "Keep only subscriptions in this state: `ready`, `active` or `expired`.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(client.StateReady, client.StateActive, client.StateExpired)},
+			},
+			"plan_id": lschema.StringAttribute{
+				MarkdownDescription: "Keep only subscriptions made from this plan.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"esim_iccid": lschema.StringAttribute{
+				MarkdownDescription: "Keep only the subscription of this eSIM.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+		},
+	}
+}
+
+func (l *subscriptionListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	l.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (l *subscriptionListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var cfg subscriptionListConfigModel
+	diags := req.Config.Get(ctx, &cfg)
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	if l.client == nil {
+		stream.Results = list.ListResultsStreamDiagnostics(diag.Diagnostics{diag.NewErrorDiagnostic("Provider not configured",
+			"The mobileplan provider has no client to list subscriptions with; configure it with base_url and api_token.")})
+		return
+	}
+	keep := func(s client.Subscription) bool {
+		return matches(cfg.State, &s.State) && matches(cfg.PlanID, &s.PlanID) && matches(cfg.EsimICCID, &s.EsimICCID)
+	}
+	stream.Results = func(push func(list.ListResult) bool) {
+		var sent int64
+		for sub, err := range l.client.Subscriptions(ctx) {
+			if err != nil {
+				push(list.ListResult{Diagnostics: diag.Diagnostics{diagnostics.APIError("Could not list subscriptions", err, path.Empty())}})
+				return
+			}
+			if !keep(sub) {
+				continue
+			}
+			if !push(subscriptionListResult(ctx, req, &sub)) {
+				return
+			}
+			// Stopping here, not at Terraform's next pull, spares the
+			// request for a page nobody will read.
+			if sent++; req.Limit > 0 && sent >= req.Limit {
+				return
+			}
+		}
+	}
+}
+
+func subscriptionListResult(ctx context.Context, req list.ListRequest, sub *client.Subscription) list.ListResult {
+	result := req.NewListResult(ctx)
+	result.DisplayName = subscriptionDisplayName(sub)
+	result.Diagnostics.Append(result.Identity.Set(ctx, subscriptionIdentityModel{ID: types.StringValue(sub.ID)})...)
+	if !req.IncludeResource {
+		return result
+	}
+	attrs, diags := newSubscriptionAttrs(sub)
+	result.Diagnostics.Append(diags...)
+	// `plan` stays null: the generated configuration names the plan by
+	// plan_id, as an import of the subscription does.
+	model := subscriptionResourceModel{subscriptionAttrs: attrs, Plan: types.ObjectNull(inlinePlanAttrTypes)}
+	result.Diagnostics.Append(result.Resource.Set(ctx, &model)...)
+	return result
+}
+
+var inlinePlanAttrTypes = map[string]attr.Type{
+	"coverage_id": types.StringType,
+	"data_mbs":    types.Int64Type,
+	"period_days": types.Int64Type,
+}
+
+// subscriptionDisplayName is what `terraform query` prints for a result:
+// enough to tell subscriptions apart without looking them up.
+func subscriptionDisplayName(sub *client.Subscription) string {
+	plan := sub.PlanID
+	if sub.Plan.Name != nil && *sub.Plan.Name != "" {
+		plan += " (" + *sub.Plan.Name + ")"
+	}
+	return fmt.Sprintf("%s: %s, plan %s, eSIM %s", sub.ID, sub.State, plan, sub.EsimICCID)
+}

@@ -1,0 +1,169 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/go-version"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/querycheck"
+	"github.com/hashicorp/terraform-plugin-testing/querycheck/queryfilter"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+)
+
+// `terraform query` came with Terraform 1.14; OpenTofu has none yet.
+const queryFeature = "list resources and terraform query need Terraform 1.14"
+
+var needsQuery = skipBelow(tfversion.Version1_14_0, queryFeature)
+
+func TestAccSubscription_query(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	older := createOutsideTerraform(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
+	newer := createOutsideTerraform(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
+	if err := srv.Activate(older.ID); err != nil {
+		t.Fatal(err)
+	}
+	id := func(s *client.Subscription) map[string]knownvalue.Check {
+		return map[string]knownvalue.Check{"id": knownvalue.StringExact(s.ID)}
+	}
+	resource.Test(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{needsQuery},
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			// The query step keeps this step's configuration, provider
+			// block included.
+			{Config: withProvider(srv, "")},
+			{
+				Query: true,
+				Config: `
+list "mobileplan_subscription" "all" {
+  provider = mobileplan
+}
+
+list "mobileplan_subscription" "active" {
+  provider         = mobileplan
+  include_resource = true
+  config {
+    state = "active"
+  }
+}
+
+list "mobileplan_subscription" "of_plan_001" {
+  provider = mobileplan
+  config {
+    plan_id = "plan_001"
+  }
+}
+
+list "mobileplan_subscription" "newest" {
+  provider = mobileplan
+  limit    = 1
+}
+`,
+				QueryResultChecks: []querycheck.QueryResultCheck{
+					querycheck.ExpectLength("mobileplan_subscription.all", 2),
+					querycheck.ExpectIdentity("mobileplan_subscription.all", id(newer)),
+					querycheck.ExpectIdentity("mobileplan_subscription.all", id(older)),
+					querycheck.ExpectResourceDisplayName("mobileplan_subscription.all", queryfilter.ByResourceIdentity(id(newer)),
+						knownvalue.StringExact(fmt.Sprintf("%s: ready, plan plan_001 (global 1 GB / 7 days), eSIM %s", newer.ID, newer.EsimICCID))),
+
+					querycheck.ExpectLength("mobileplan_subscription.active", 1),
+					querycheck.ExpectIdentity("mobileplan_subscription.active", id(older)),
+					querycheck.ExpectResourceKnownValues("mobileplan_subscription.active", queryfilter.ByResourceIdentity(id(older)), []querycheck.KnownValueCheck{
+						{Path: tfjsonpath.New("plan_id"), KnownValue: knownvalue.StringExact("plan_002")},
+						{Path: tfjsonpath.New("esim_iccid"), KnownValue: knownvalue.StringExact(older.EsimICCID)},
+						{Path: tfjsonpath.New("state"), KnownValue: knownvalue.StringExact("active")},
+					}),
+
+					querycheck.ExpectLength("mobileplan_subscription.of_plan_001", 1),
+					querycheck.ExpectIdentity("mobileplan_subscription.of_plan_001", id(newer)),
+
+					querycheck.ExpectLength("mobileplan_subscription.newest", 1),
+					querycheck.ExpectIdentity("mobileplan_subscription.newest", id(newer)),
+				},
+			},
+		},
+	})
+}
+
+// cliVersion is the version of the CLI the CLI tests run. OpenTofu reports
+// its own version in the same field.
+func cliVersion(t *testing.T, tf *terraformCLI) *version.Version {
+	t.Helper()
+	out := tf.must("version", "-json")
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("terraform version -json: %v\n%s", err, out)
+	}
+	parsed, err := version.NewVersion(v.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parsed
+}
+
+func skipCLIBelow(t *testing.T, tf *terraformCLI, minimum *version.Version, feature string) {
+	t.Helper()
+	out, _ := tf.run(nil, "version")
+	if regexp.MustCompile(`(?m)^OpenTofu v`).MatchString(out) {
+		t.Skipf("OpenTofu has no terraform query (%s)", feature)
+	}
+	if v := cliVersion(t, tf); v.Core().LessThan(minimum) {
+		t.Skipf("CLI version %s is below %s (%s)", v, minimum, feature)
+	}
+}
+
+// TestCLI_queryGenerateConfigRoundTrip runs what the import guide tells
+// users: terraform query -generate-config-out, plan, apply, plan again.
+func TestCLI_queryGenerateConfigRoundTrip(t *testing.T) {
+	t.Parallel()
+	tf := newTerraformCLI(t)
+	skipCLIBelow(t, tf, tfversion.Version1_14_0, queryFeature)
+	f := startListFixture(t) // 30 subscriptions, two pages
+	tf.write("main.tf", cliProvider(f.srv))
+	tf.write("query.tfquery.hcl", `
+list "mobileplan_subscription" "found" {
+  provider = mobileplan
+  limit    = 30
+}
+`)
+	before := f.srv.RequestCounts()[listRoute]
+	out := tf.must("query", "-generate-config-out=generated.tf")
+	if got := f.srv.RequestCounts()[listRoute] - before; got > 2 {
+		t.Errorf("the query sent %d list requests, want at most ceil(30/25) = 2", got)
+	}
+	for _, id := range f.subIDs {
+		if !strings.Contains(out, id) {
+			t.Errorf("query output lacks %s:\n%s", id, out)
+		}
+	}
+	generated := tf.read("generated.tf")
+	for _, want := range []string{`resource "mobileplan_subscription"`, "import {", "identity = {", `id = "` + f.subIDs[0] + `"`} {
+		if !regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(want), " ", `\s+`)).MatchString(generated) {
+			t.Errorf("generated config lacks %q:\n%s", want, generated)
+		}
+	}
+	out = tf.must("plan", "-input=false")
+	if want := fmt.Sprintf("%d to import, 0 to add, 0 to change, 0 to destroy", manySubscriptions); !strings.Contains(out, want) {
+		t.Fatalf("plan of the generated configuration lacks %q:\n%s", want, out)
+	}
+	creates := f.srv.RequestCounts()["POST /v1/subscriptions"]
+	out = tf.must("apply", "-auto-approve", "-input=false")
+	if want := fmt.Sprintf("%d imported, 0 added, 0 changed, 0 destroyed", manySubscriptions); !strings.Contains(out, want) {
+		t.Fatalf("apply lacks %q:\n%s", want, out)
+	}
+	tf.expectNoChanges()
+	if n := f.srv.RequestCounts()["POST /v1/subscriptions"] - creates; n != 0 {
+		t.Errorf("importing sent %d create requests", n)
+	}
+}
