@@ -5,13 +5,8 @@
 # required_providers block, apply and plan against an emulator. Any attempt
 # to reach the network goes to a dead proxy and fails.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-export CHECKPOINT_DISABLE=1
-work=$(mktemp -d "${TMPDIR:-/tmp}/mobileplan-install.XXXXXX")
-. scripts/lib.sh
-cleanup() { stop_emulator; rm -rf "$work"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+. "$(dirname "$0")/lib.sh"
+begin_script install
 
 # Go keeps its module and build caches where it had them: only Terraform's
 # side of the home directory starts empty.
@@ -70,9 +65,5 @@ grep -q "version *= \"$version\"" "$work/mine/.terraform.lock.hcl" \
 
 step "terraform apply, then plan: nothing left to change"
 terraform -chdir="$work/mine" apply -auto-approve -input=false
-set +e
-terraform -chdir="$work/mine" plan -input=false -detailed-exitcode
-code=$?
-set -e
-[ "$code" -eq 0 ] || { echo "install-check: the plan after apply was not empty (exit $code)" >&2; exit 1; }
+expect_no_changes "$work/mine" "install-check: the plan after apply was not empty"
 echo "install-check: ok (mobileplan $version from $installed)"
