@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 )
 
 func TestShouldRetryPolicy(t *testing.T) {
@@ -355,6 +356,15 @@ func uncertainCreate(t *testing.T, c *Client) error {
 	return err
 }
 
+// uncertainCreateUnder is uncertainCreate with a new client of an emulator
+// whose answers follow rule.
+func uncertainCreateUnder(t *testing.T, rule emulator.FaultRule) (emu *emulatortest.Server, c *Client, clock *waitClock, err error) {
+	t.Helper()
+	emu = startWithFaults(t, rule)
+	c, clock = newTestClient(t, emu.URL, nil)
+	return emu, c, clock, uncertainCreate(t, c)
+}
+
 func TestNoRetryPOST5xx(t *testing.T) {
 	t.Parallel()
 	for _, rule := range []emulator.FaultRule{
@@ -365,9 +375,7 @@ func TestNoRetryPOST5xx(t *testing.T) {
 		t.Run(fmt.Sprintf("%s-%d", rule.Action, rule.Status), func(t *testing.T) {
 			t.Parallel()
 			rule.Method = "POST"
-			emu := startWithFaults(t, rule)
-			c, clock := newTestClient(t, emu.URL, nil)
-			err := uncertainCreate(t, c)
+			emu, _, clock, err := uncertainCreateUnder(t, rule)
 			want := rule.Status
 			if want == 0 {
 				want = 502
@@ -383,9 +391,7 @@ func TestNoRetryPOST5xx(t *testing.T) {
 
 func TestNoRetryPOSTDroppedAfterProcessing(t *testing.T) {
 	t.Parallel()
-	emu := startWithFaults(t, emulator.FaultRule{Method: "POST", Action: "drop"})
-	c, clock := newTestClient(t, emu.URL, nil)
-	err := uncertainCreate(t, c)
+	emu, c, clock, err := uncertainCreateUnder(t, emulator.FaultRule{Method: "POST", Action: "drop"})
 	var reqErr *RequestError
 	if !errors.As(err, &reqErr) || reqErr.Attempts != 1 {
 		t.Errorf("wrapped error = %v, want the RequestError of a single attempt", err)
@@ -414,9 +420,7 @@ func TestNoRetryPOSTTimeout(t *testing.T) {
 
 func TestNoRetryPOSTUnreadableAnswer(t *testing.T) {
 	t.Parallel()
-	emu := startWithFaults(t, emulator.FaultRule{Method: "POST", Action: "malformed"})
-	c, clock := newTestClient(t, emu.URL, nil)
-	err := uncertainCreate(t, c)
+	emu, _, clock, err := uncertainCreateUnder(t, emulator.FaultRule{Method: "POST", Action: "malformed"})
 	var decErr *DecodeError
 	if !errors.As(err, &decErr) || decErr.StatusCode != 200 {
 		t.Errorf("wrapped error = %v, want a DecodeError of the 200", err)
