@@ -12,15 +12,11 @@
 # BENCH_LIST_SIZE (default 10000), BENCH_PERSIST_PATTERN and
 # BENCH_PERSIST_FLAGS (the emulator's Go benchmarks to run, see below).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-export CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
-work=$(mktemp -d "${TMPDIR:-/tmp}/mobileplan-bench.XXXXXX")
-. scripts/lib.sh
+. "$(dirname "$0")/../scripts/lib.sh"
+begin_script bench
+export TF_IN_AUTOMATION=1
 need go terraform awk free nproc
 [ -x /usr/bin/time ] || { echo "bench/run.sh needs GNU time at /usr/bin/time (Debian package: time) to measure peak memory" >&2; exit 1; }
-cleanup() { stop_emulator; rm -rf "$work"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 sizes=${BENCH_SIZES:-"500 1000"}
 rounds=${BENCH_ROUNDS:-5}
 list_size=${BENCH_LIST_SIZE:-10000}

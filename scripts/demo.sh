@@ -3,13 +3,8 @@
 # dev_overrides (no terraform init, no registry, no network), show the
 # outputs, plan again to show "No changes", and stop the emulator on exit.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-export CHECKPOINT_DISABLE=1
-work=$(mktemp -d "${TMPDIR:-/tmp}/mobileplan-demo.XXXXXX")
-. scripts/lib.sh
-cleanup() { stop_emulator; rm -rf "$work"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+. "$(dirname "$0")/lib.sh"
+begin_script demo
 
 step "Building the provider and the emulator"
 build_binaries
@@ -39,13 +34,6 @@ step "The outputs"
 "$tf" -chdir="$work/demo" output
 
 step "$tf plan again: nothing should change"
-set +e
-"$tf" -chdir="$work/demo" plan -input=false -detailed-exitcode
-code=$?
-set -e
-if [ "$code" -ne 0 ]; then
-  echo "demo: the second plan was not empty (exit $code)" >&2
-  exit 1
-fi
+expect_no_changes "$work/demo" "demo: the second plan was not empty"
 
 step "Done: the subscription exists at the emulator, and Terraform agrees nothing changed"

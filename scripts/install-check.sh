@@ -5,13 +5,8 @@
 # required_providers block, apply and plan against an emulator. Any attempt
 # to reach the network goes to a dead proxy and fails.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-export CHECKPOINT_DISABLE=1
-work=$(mktemp -d "${TMPDIR:-/tmp}/mobileplan-install.XXXXXX")
-. scripts/lib.sh
-cleanup() { stop_emulator; rm -rf "$work"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+. "$(dirname "$0")/lib.sh"
+begin_script install
 
 # Go keeps its module and build caches where it had them: only Terraform's
 # side of the home directory starts empty.
@@ -62,17 +57,13 @@ export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token" TF_IN_AUTOM
 export HTTPS_PROXY=http://127.0.0.1:9 HTTP_PROXY=http://127.0.0.1:9 NO_PROXY=127.0.0.1,localhost
 
 step "terraform init (no CLI configuration, no network)"
-terraform -chdir="$work/mine" init -input=false
+"$tf" -chdir="$work/mine" init -input=false
 grep -q "provider \"registry.terraform.io/mobileplan/mobileplan\"" "$work/mine/.terraform.lock.hcl" \
   || { echo "install-check: init wrote no lock entry for the provider" >&2; exit 1; }
 grep -q "version *= \"$version\"" "$work/mine/.terraform.lock.hcl" \
   || { echo "install-check: init did not select version $version" >&2; exit 1; }
 
 step "terraform apply, then plan: nothing left to change"
-terraform -chdir="$work/mine" apply -auto-approve -input=false
-set +e
-terraform -chdir="$work/mine" plan -input=false -detailed-exitcode
-code=$?
-set -e
-[ "$code" -eq 0 ] || { echo "install-check: the plan after apply was not empty (exit $code)" >&2; exit 1; }
+"$tf" -chdir="$work/mine" apply -auto-approve -input=false
+expect_no_changes "$work/mine" "install-check: the plan after apply was not empty"
 echo "install-check: ok (mobileplan $version from $installed)"

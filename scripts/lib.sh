@@ -1,7 +1,21 @@
-# Shared by the demo and the mirror check: build the binaries, start an
+# Shared by the scripts and bench/run.sh: build the binaries, start an
 # emulator on a free loopback port, and stop it on exit, failure or Ctrl-C.
-# Callers set: work (a temp dir). After start_emulator: base_url, token,
-# emulator_log (its stderr: one line per request unless -quiet).
+# Callers source this file and call begin_script first, which sets work (a
+# temp dir). After start_emulator: base_url, token, emulator_log (its
+# stderr: one line per request unless -quiet).
+
+# begin_script NAME: run from the repository root (this file's parent
+# directory), with Terraform's update check off, in a fresh temp dir $work
+# that is removed, with any emulator still running, on exit, failure or
+# Ctrl-C.
+begin_script() {
+  cd "$(dirname "${BASH_SOURCE[0]}")/.."
+  export CHECKPOINT_DISABLE=1
+  work=$(mktemp -d "${TMPDIR:-/tmp}/mobileplan-$1.XXXXXX")
+  trap cleanup EXIT
+  trap 'exit 130' INT TERM
+}
+cleanup() { stop_emulator; rm -rf "$work"; }
 
 # The CLI: TF_ACC_TERRAFORM_PATH when set (as for the acceptance tests, so
 # that Terraform and OpenTofu runs use the same binary), else terraform on
@@ -61,6 +75,14 @@ need() {
   local missing=()
   for c in "$@"; do command -v "$c" >/dev/null 2>&1 || missing+=("$c"); done
   [ ${#missing[@]} -eq 0 ] || { echo "$(basename "$0") needs: ${missing[*]} (not found on PATH)" >&2; exit 1; }
+}
+
+# expect_no_changes DIR MESSAGE: plan in DIR; unless nothing would change,
+# stop with MESSAGE and the plan's exit code.
+expect_no_changes() {
+  local code=0
+  "$tf" -chdir="$1" plan -input=false -detailed-exitcode || code=$?
+  [ "$code" -eq 0 ] || { echo "$2 (exit $code)" >&2; exit 1; }
 }
 
 # changelog_version: the version at the top of CHANGELOG.md, which make

@@ -3,13 +3,8 @@
 # installs from, so a normal required_providers block with a version and a
 # lock file works offline. Builds, mirrors, inits, plans against an emulator.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-export CHECKPOINT_DISABLE=1
-work=$(mktemp -d "${TMPDIR:-/tmp}/mobileplan-mirror.XXXXXX")
-. scripts/lib.sh
-cleanup() { stop_emulator; rm -rf "$work"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+. "$(dirname "$0")/lib.sh"
+begin_script mirror
 
 version=$(changelog_version)
 platform="$(go env GOOS)_$(go env GOARCH)"

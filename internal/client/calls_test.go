@@ -13,8 +13,7 @@ import (
 
 func TestCreateSubscriptionWithPlanID(t *testing.T) {
 	t.Parallel()
-	emu := startEmulator(t, nil)
-	c, _ := newTestClient(t, emu.URL, nil)
+	emu, c := startWithClient(t, nil)
 
 	sub, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
 	if err != nil {
@@ -58,8 +57,7 @@ func TestCreateSubscriptionWithPlanID(t *testing.T) {
 
 func TestCreateSubscriptionWithInlinePlan(t *testing.T) {
 	t.Parallel()
-	emu := startEmulator(t, nil)
-	c, _ := newTestClient(t, emu.URL, nil)
+	_, c := startWithClient(t, nil)
 
 	sub, err := c.CreateSubscription(bg, CreateSubscriptionRequest{Plan: &InlinePlan{CoverageID: "cov-eu", DataMBs: 2048, PeriodDays: 10}})
 	if err != nil {
@@ -83,8 +81,7 @@ func TestCreateSubscriptionWithInlinePlan(t *testing.T) {
 
 func TestCreateSubscriptionNeedsExactlyOnePlan(t *testing.T) {
 	t.Parallel()
-	emu := startEmulator(t, nil)
-	c, _ := newTestClient(t, emu.URL, nil)
+	emu, c := startWithClient(t, nil)
 	for _, req := range []CreateSubscriptionRequest{
 		{},
 		{PlanID: "plan_001", Plan: &InlinePlan{CoverageID: "cov-eu", DataMBs: 1, PeriodDays: 1}},
@@ -100,8 +97,7 @@ func TestCreateSubscriptionNeedsExactlyOnePlan(t *testing.T) {
 
 func TestGetSubscriptionNullableFieldsAndActivation(t *testing.T) {
 	t.Parallel()
-	emu := startEmulator(t, nil)
-	c, _ := newTestClient(t, emu.URL, nil)
+	emu, c := startWithClient(t, nil)
 	created, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
 	if err != nil {
 		t.Fatal(err)
@@ -162,8 +158,7 @@ func TestGetSubscriptionNotFound(t *testing.T) {
 
 func TestGetPlan(t *testing.T) {
 	t.Parallel()
-	emu := startEmulator(t, nil)
-	c, _ := newTestClient(t, emu.URL, nil)
+	_, c := startWithClient(t, nil)
 
 	p, err := c.GetPlan(bg, "plan_003")
 	if err != nil {
@@ -196,8 +191,7 @@ func TestGetPlan(t *testing.T) {
 
 func TestGetEsim(t *testing.T) {
 	t.Parallel()
-	emu := startEmulator(t, nil)
-	c, _ := newTestClient(t, emu.URL, nil)
+	_, c := startWithClient(t, nil)
 
 	iccid := emulator.ICCID(2) // second eSIM of the data set: label europe
 	e, err := c.GetEsim(bg, iccid)
@@ -240,13 +234,9 @@ func TestGetEsim(t *testing.T) {
 func TestIteratorsAgainstEmulator(t *testing.T) {
 	t.Parallel()
 	ds := dataset(32, 40)
-	emu := startEmulator(t, ds)
-	c, _ := newTestClient(t, emu.URL, nil)
+	emu, c := startWithClient(t, ds)
 
-	plans, err := Collect(c.Plans(bg), nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plans := mustCollect(t, c.Plans(bg), nil, 0)
 	var planIDs, wantPlanIDs []string
 	for _, p := range plans {
 		planIDs = append(planIDs, p.ID)
@@ -258,10 +248,7 @@ func TestIteratorsAgainstEmulator(t *testing.T) {
 		t.Errorf("Plans = %v\nwant %v", planIDs, wantPlanIDs)
 	}
 
-	esims, err := Collect(c.Esims(bg), nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	esims := mustCollect(t, c.Esims(bg), nil, 0)
 	if len(esims) != len(ds.Esims) {
 		t.Fatalf("Esims returned %d, want %d", len(esims), len(ds.Esims))
 	}

@@ -19,8 +19,7 @@ const maxExcerptBytes = excerptLen + len("…")
 
 func TestAPIErrorHTML502Page(t *testing.T) {
 	t.Parallel()
-	emu := startEmulator(t, nil)
-	emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", Action: "html"}}})
+	emu := startWithFaults(t, emulator.FaultRule{Method: "GET", Action: "html"})
 	c, _ := newTestClient(t, emu.URL, func(cfg *Config) { cfg.MaxRetries = ptr(0) })
 	_, err := c.GetPlan(bg, "plan_001")
 	var apiErr *APIError
@@ -40,8 +39,7 @@ func TestAPIErrorHTML502Page(t *testing.T) {
 
 func TestAPIErrorEmpty502(t *testing.T) {
 	t.Parallel()
-	emu := startEmulator(t, nil)
-	emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", Action: "empty"}}})
+	emu := startWithFaults(t, emulator.FaultRule{Method: "GET", Action: "empty"})
 	c, _ := newTestClient(t, emu.URL, func(cfg *Config) { cfg.MaxRetries = ptr(1) })
 	_, err := c.GetEsim(bg, emulator.ICCID(1))
 	var apiErr *APIError
@@ -178,8 +176,7 @@ func TestDecodeAPIErrorToleratesUnexpectedTypes(t *testing.T) {
 
 func TestDecodeErrorNonJSON200(t *testing.T) {
 	t.Parallel()
-	emu := startEmulator(t, nil)
-	emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", Action: "malformed"}}})
+	emu := startWithFaults(t, emulator.FaultRule{Method: "GET", Action: "malformed"})
 	c, clock := newTestClient(t, emu.URL, nil)
 	_, err := c.GetPlan(bg, "plan_001")
 	var decErr *DecodeError

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"iter"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -65,6 +66,46 @@ func newTestClient(t *testing.T, baseURL string, mod func(*Config)) (*Client, *w
 func startEmulator(t *testing.T, ds *emulator.Dataset) *emulatortest.Server {
 	t.Helper()
 	return emulatortest.Start(t, emulator.Options{Dataset: ds})
+}
+
+// startWithClient starts an emulator holding ds (nil: the default data set)
+// and a client of it with the test defaults.
+func startWithClient(t *testing.T, ds *emulator.Dataset) (*emulatortest.Server, *Client) {
+	t.Helper()
+	emu := startEmulator(t, ds)
+	c, _ := newTestClient(t, emu.URL, nil)
+	return emu, c
+}
+
+// startWithFaults starts an emulator holding the default data set whose
+// answers follow rules.
+func startWithFaults(t *testing.T, rules ...emulator.FaultRule) *emulatortest.Server {
+	t.Helper()
+	emu := startEmulator(t, nil)
+	emu.SetFaults(emulator.Faults{Rules: rules})
+	return emu
+}
+
+// expectOnePOST fails the test unless exactly one create reached emu and
+// the client never waited to retry; why, if given, says why that matters.
+func expectOnePOST(t *testing.T, emu *emulatortest.Server, clock *waitClock, why string) {
+	t.Helper()
+	if why != "" {
+		why = "; " + why
+	}
+	if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 1 || len(clock.all()) != 0 {
+		t.Errorf("POSTs = %d, waits %v%s", n, clock.all(), why)
+	}
+}
+
+// mustCollect is Collect where an error fails the test.
+func mustCollect[T any](t *testing.T, seq iter.Seq2[T, error], keep func(T) bool, limit int) []T {
+	t.Helper()
+	items, err := Collect(seq, keep, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
 }
 
 func dataset(plans, esims int) *emulator.Dataset {

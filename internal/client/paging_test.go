@@ -14,13 +14,9 @@ import (
 func TestPagingReadsMoreThan100EsimsInOrder(t *testing.T) {
 	t.Parallel()
 	ds := dataset(30, 130)
-	emu := startEmulator(t, ds)
-	c, _ := newTestClient(t, emu.URL, nil)
+	emu, c := startWithClient(t, ds)
 
-	esims, err := Collect(c.Esims(bg), nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	esims := mustCollect(t, c.Esims(bg), nil, 0)
 	if len(esims) != 130 {
 		t.Fatalf("read %d eSIMs, want 130", len(esims))
 	}
@@ -85,13 +81,9 @@ func TestPagingRequestCountIsCeilNOver25(t *testing.T) {
 func TestCollectLimitStopsEarly(t *testing.T) {
 	t.Parallel()
 	ds := dataset(30, 130)
-	emu := startEmulator(t, ds)
-	c, _ := newTestClient(t, emu.URL, nil)
+	emu, c := startWithClient(t, ds)
 
-	esims, err := Collect(c.Esims(bg), nil, 30)
-	if err != nil {
-		t.Fatal(err)
-	}
+	esims := mustCollect(t, c.Esims(bg), nil, 30)
 	if len(esims) != 30 || esims[29].ICCID != ds.Esims[29].ICCID {
 		t.Fatalf("Collect(limit 30) = %d items", len(esims))
 	}
@@ -101,10 +93,7 @@ func TestCollectLimitStopsEarly(t *testing.T) {
 
 	// With a filter: the first 3 unlabelled eSIMs are the 10th, 20th and
 	// 30th, all on the first two pages.
-	unlabelled, err := Collect(c.Esims(bg), func(e Esim) bool { return e.Label == nil }, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	unlabelled := mustCollect(t, c.Esims(bg), func(e Esim) bool { return e.Label == nil }, 3)
 	if len(unlabelled) != 3 || unlabelled[2].ICCID != emulator.ICCID(30) {
 		t.Errorf("filtered Collect = %s", dump(unlabelled))
 	}

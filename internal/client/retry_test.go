@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 )
 
 func TestShouldRetryPolicy(t *testing.T) {
@@ -180,9 +181,8 @@ func TestRetryGET5xxThenSuccess(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s-%d", rule.Action, rule.Status), func(t *testing.T) {
 			t.Parallel()
-			emu := startEmulator(t, nil)
 			rule.Method, rule.Times = "GET", 2
-			emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{rule}})
+			emu := startWithFaults(t, rule)
 			c, clock := newTestClient(t, emu.URL, nil)
 			e, err := c.GetEsim(bg, emulator.ICCID(1))
 			if err != nil || e.ICCID != emulator.ICCID(1) {
@@ -202,8 +202,7 @@ func TestRetryGET5xxThenSuccess(t *testing.T) {
 
 func TestNoRetryGET501(t *testing.T) {
 	t.Parallel()
-	emu := startEmulator(t, nil)
-	emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", Action: "status", Status: 501}}})
+	emu := startWithFaults(t, emulator.FaultRule{Method: "GET", Action: "status", Status: 501})
 	c, clock := newTestClient(t, emu.URL, nil)
 	_, err := c.GetPlan(bg, "plan_001")
 	var apiErr *APIError
@@ -236,8 +235,7 @@ func TestRetryGETDroppedConnection(t *testing.T) {
 	for _, action := range []string{"drop", "reset"} {
 		t.Run(action, func(t *testing.T) {
 			t.Parallel()
-			emu := startEmulator(t, nil)
-			emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", Action: action, Times: 1}}})
+			emu := startWithFaults(t, emulator.FaultRule{Method: "GET", Action: action, Times: 1})
 			c, clock := newTestClient(t, emu.URL, nil)
 			if _, err := c.GetPlan(bg, "plan_002"); err != nil {
 				t.Fatalf("GetPlan: %v", err)
@@ -287,8 +285,7 @@ func TestRetryGETTimeout(t *testing.T) {
 
 func TestRetryPOST429(t *testing.T) {
 	t.Parallel()
-	emu := startEmulator(t, nil)
-	emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "POST", Action: "status", Status: 429, Times: 1}}})
+	emu := startWithFaults(t, emulator.FaultRule{Method: "POST", Action: "status", Status: 429, Times: 1})
 	c, clock := newTestClient(t, emu.URL, nil)
 	if _, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"}); err != nil {
 		t.Fatalf("CreateSubscription: %v", err)
@@ -340,11 +337,13 @@ func TestRetryPOSTConnectionRefused(t *testing.T) {
 	}
 }
 
-// assertUncertain checks err is an UncertainCreateError saying that the
-// create may have taken effect. The advice on finding and importing it is
+// uncertainCreate creates a subscription from plan_001 with c and checks
+// that the error is an UncertainCreateError saying that the create may have
+// taken effect; it returns that error. The advice on finding and importing it is
 // the diagnostics' (TestDetailTexts in internal/diagnostics).
-func assertUncertain(t *testing.T, err error) {
+func uncertainCreate(t *testing.T, c *Client) error {
 	t.Helper()
+	_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
 	var uncertain *UncertainCreateError
 	if !errors.As(err, &uncertain) {
 		t.Fatalf("error = %v (%T), want *UncertainCreateError", err, err)
@@ -354,6 +353,16 @@ func assertUncertain(t *testing.T, err error) {
 			t.Errorf("error text %q lacks %q", err, part)
 		}
 	}
+	return err
+}
+
+// uncertainCreateUnder is uncertainCreate with a new client of an emulator
+// whose answers follow rule.
+func uncertainCreateUnder(t *testing.T, rule emulator.FaultRule) (emu *emulatortest.Server, c *Client, clock *waitClock, err error) {
+	t.Helper()
+	emu = startWithFaults(t, rule)
+	c, clock = newTestClient(t, emu.URL, nil)
+	return emu, c, clock, uncertainCreate(t, c)
 }
 
 func TestNoRetryPOST5xx(t *testing.T) {
@@ -365,12 +374,8 @@ func TestNoRetryPOST5xx(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s-%d", rule.Action, rule.Status), func(t *testing.T) {
 			t.Parallel()
-			emu := startEmulator(t, nil)
 			rule.Method = "POST"
-			emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{rule}})
-			c, clock := newTestClient(t, emu.URL, nil)
-			_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
-			assertUncertain(t, err)
+			emu, _, clock, err := uncertainCreateUnder(t, rule)
 			want := rule.Status
 			if want == 0 {
 				want = 502
@@ -379,27 +384,19 @@ func TestNoRetryPOST5xx(t *testing.T) {
 			if !errors.As(err, &apiErr) || apiErr.StatusCode != want || apiErr.Attempts != 1 {
 				t.Errorf("wrapped APIError = %s, want status %d after 1 attempt", dump(apiErr), want)
 			}
-			if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 1 || len(clock.all()) != 0 {
-				t.Errorf("POSTs = %d, waits %v; a 5xx to a POST must never be retried", n, clock.all())
-			}
+			expectOnePOST(t, emu, clock, "a 5xx to a POST must never be retried")
 		})
 	}
 }
 
 func TestNoRetryPOSTDroppedAfterProcessing(t *testing.T) {
 	t.Parallel()
-	emu := startEmulator(t, nil)
-	emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "POST", Action: "drop"}}})
-	c, clock := newTestClient(t, emu.URL, nil)
-	_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
-	assertUncertain(t, err)
+	emu, c, clock, err := uncertainCreateUnder(t, emulator.FaultRule{Method: "POST", Action: "drop"})
 	var reqErr *RequestError
 	if !errors.As(err, &reqErr) || reqErr.Attempts != 1 {
 		t.Errorf("wrapped error = %v, want the RequestError of a single attempt", err)
 	}
-	if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 1 || len(clock.all()) != 0 {
-		t.Errorf("POSTs = %d, waits %v; want exactly one POST", n, clock.all())
-	}
+	expectOnePOST(t, emu, clock, "want exactly one POST")
 	if s := emu.Stats().Subscriptions; s != 1 {
 		t.Errorf("subscriptions = %d, want 1: the service did create it", s)
 	}
@@ -415,8 +412,7 @@ func TestNoRetryPOSTTimeout(t *testing.T) {
 	var calls counter
 	srv := slowServer(t, &calls)
 	c, clock := newTestClient(t, srv.URL, func(cfg *Config) { cfg.RequestTimeout = 100 * time.Millisecond })
-	_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
-	assertUncertain(t, err)
+	_ = uncertainCreate(t, c) // checked inside
 	if n := calls.get("POST /v1/subscriptions"); n != 1 || len(clock.all()) != 0 {
 		t.Errorf("POSTs = %d, waits %v; a POST that timed out after being sent is not retried", n, clock.all())
 	}
@@ -424,18 +420,12 @@ func TestNoRetryPOSTTimeout(t *testing.T) {
 
 func TestNoRetryPOSTUnreadableAnswer(t *testing.T) {
 	t.Parallel()
-	emu := startEmulator(t, nil)
-	emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "POST", Action: "malformed"}}})
-	c, clock := newTestClient(t, emu.URL, nil)
-	_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
-	assertUncertain(t, err)
+	emu, _, clock, err := uncertainCreateUnder(t, emulator.FaultRule{Method: "POST", Action: "malformed"})
 	var decErr *DecodeError
 	if !errors.As(err, &decErr) || decErr.StatusCode != 200 {
 		t.Errorf("wrapped error = %v, want a DecodeError of the 200", err)
 	}
-	if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 1 || len(clock.all()) != 0 {
-		t.Errorf("POSTs = %d, waits %v", n, clock.all())
-	}
+	expectOnePOST(t, emu, clock, "")
 }
 
 // ---- Rule 3: never retried ----

@@ -102,8 +102,7 @@ func TestLoggingNeverShowsTheToken(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
 	ctx := tflogtest.RootLogger(context.Background(), &buf)
-	emu := startEmulator(t, nil)
-	c, _ := newTestClient(t, emu.URL, nil)
+	emu, c := startWithClient(t, nil)
 	token := emulatortest.Token
 
 	// Success, a 412, a 404, a retried 503, a list, a dropped POST, and a

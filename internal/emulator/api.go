@@ -132,33 +132,26 @@ func fieldError(property, problem string) *ErrorBody {
 }
 
 func (e *Emulator) getSubscription(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	sub, ok := e.store.getSubscription(id)
-	if !ok {
-		writeError(w, http.StatusNotFound, newError(codeNotFound, fmt.Sprintf("subscription %q does not exist", id)))
-		return
-	}
-	writeJSON(w, http.StatusOK, sub)
+	serveOne(w, "subscription", r.PathValue("id"), e.store.getSubscription)
 }
 
 func (e *Emulator) getPlan(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	p, ok := e.store.getPlan(id)
-	if !ok {
-		writeError(w, http.StatusNotFound, newError(codeNotFound, fmt.Sprintf("plan %q does not exist", id)))
-		return
-	}
-	writeJSON(w, http.StatusOK, p)
+	serveOne(w, "plan", r.PathValue("id"), e.store.getPlan)
 }
 
 func (e *Emulator) getEsim(w http.ResponseWriter, r *http.Request) {
-	iccid := r.PathValue("iccid")
-	es, ok := e.store.getEsim(iccid)
+	serveOne(w, "eSIM", r.PathValue("iccid"), e.store.getEsim)
+}
+
+// serveOne answers the GET of one record by its key: the record, or a 404
+// naming what does not exist.
+func serveOne[T any](w http.ResponseWriter, what, key string, get func(string) (T, bool)) {
+	v, ok := get(key)
 	if !ok {
-		writeError(w, http.StatusNotFound, newError(codeNotFound, fmt.Sprintf("eSIM %q does not exist", iccid)))
+		writeError(w, http.StatusNotFound, newError(codeNotFound, fmt.Sprintf("%s %q does not exist", what, key)))
 		return
 	}
-	writeJSON(w, http.StatusOK, es)
+	writeJSON(w, http.StatusOK, v)
 }
 
 func (e *Emulator) listSubscriptions(w http.ResponseWriter, r *http.Request) {

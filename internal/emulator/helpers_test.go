@@ -89,6 +89,13 @@ func decode[T any](tb testing.TB, r response) T {
 	return v
 }
 
+// moveEsim reports, through the control API, that the eSIM was seen in
+// country (ISO 3166 alpha-2).
+func moveEsim(tb testing.TB, srv *emulatortest.Server, iccid, country string) {
+	tb.Helper()
+	mustStatus(tb, ctl(tb, srv, "POST", "/_emulator/esims/"+iccid+"/location", `{"countryIso2":"`+country+`"}`), 200)
+}
+
 func mustStatus(tb testing.TB, r response, want int) {
 	tb.Helper()
 	if r.Status != want {

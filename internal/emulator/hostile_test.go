@@ -257,7 +257,7 @@ func TestWebhookRedirectIsNotDelivery(t *testing.T) {
 		Webhook: emulator.WebhookOptions{URL: rcv.URL + "/hook", Secret: webhookSecret, MaxAttempts: 3, BaseBackoff: time.Millisecond},
 	})
 	sub := create(t, srv, planBasic)
-	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims/"+sub.EsimICCID+"/location", `{"countryIso2":"FR"}`), 200)
+	moveEsim(t, srv, sub.EsimICCID, "FR")
 	eventually(t, 10*time.Second, "delivery given up", func() bool {
 		st := srv.Stats().Webhooks
 		return st != nil && st.Dropped+st.Delivered >= 1

@@ -297,7 +297,7 @@ func TestControlClockAndReset(t *testing.T) {
 		t.Errorf("createdAt %d does not follow the advanced clock (%d)", sub.CreatedAt, start+7200)
 	}
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/subscriptions/"+sub.ID+"/activate", ""), 200)
-	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims/"+emulator.ICCID(2)+"/location", `{"countryIso2":"US"}`), 200)
+	moveEsim(t, srv, emulator.ICCID(2), "US")
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims", `{"count":5}`), 200)
 	api(t, srv, "POST", "/v1/subscriptions", `{"plan":{"coverageId":"c","dataMBs":1,"periodDays":1}}`)
 

@@ -179,7 +179,7 @@ func TestOpenAPIResponses(t *testing.T) {
 	t.Run("active-and-expired", func(t *testing.T) {
 		sub := create(t, fx.srv, planEurope)
 		mustStatus(t, ctl(t, fx.srv, "POST", "/_emulator/subscriptions/"+sub.ID+"/usage", `{"dataBytes":99000000000}`), 200)
-		mustStatus(t, ctl(t, fx.srv, "POST", "/_emulator/esims/"+sub.EsimICCID+"/location", `{"countryIso2":"FR"}`), 200)
+		moveEsim(t, fx.srv, sub.EsimICCID, "FR")
 		mustStatus(t, ctl(t, fx.srv, "POST", "/_emulator/esims/"+sub.EsimICCID+"/smdp-state", `{"state":"RELEASED"}`), 200)
 		for _, path := range []string{"/v1/subscriptions/" + sub.ID, "/v1/esims/" + sub.EsimICCID, "/v1/subscriptions?pageSize=25"} {
 			v.exchange(t, "GET", fx.srv.URL+path, "Bearer "+fx.srv.Token, "", true)

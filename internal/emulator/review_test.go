@@ -25,7 +25,7 @@ func TestNoEventWithoutChange(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Webhook: emulator.WebhookOptions{URL: "http://127.0.0.1:1/unused", Secret: "s"}})
 	iccid := emulator.ICCID(1)
 	for range 2 {
-		mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims/"+iccid+"/location", `{"countryIso2":"FR"}`), 200)
+		moveEsim(t, srv, iccid, "FR")
 		mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims/"+iccid+"/smdp-state", `{"state":"RELEASED"}`), 200)
 	}
 	if q := srv.Stats().Webhooks.Queued; q != 2 {

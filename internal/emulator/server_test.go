@@ -32,6 +32,21 @@ func startServer(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+// dialServer connects to a new startServer and writes the raw request start
+// to it; the connection is closed when the test ends.
+func dialServer(t *testing.T, start string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", startServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	if _, err := io.WriteString(conn, start); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
 // closedWithin reads from conn until the server closes it, and fails the
 // test unless that happens within limit.
 func closedWithin(t *testing.T, conn net.Conn, limit time.Duration) {
@@ -49,15 +64,7 @@ func closedWithin(t *testing.T, conn net.Conn, limit time.Duration) {
 // after the read timeout.
 func TestServerClosesBodyTrickler(t *testing.T) {
 	t.Parallel()
-	addr := startServer(t)
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := io.WriteString(conn, "POST /v1/subscriptions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer tok\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"); err != nil {
-		t.Fatal(err)
-	}
+	conn := dialServer(t, "POST /v1/subscriptions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer tok\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() { // one byte every 200 ms: never finishes within the timeout
@@ -81,15 +88,7 @@ func TestServerClosesBodyTrickler(t *testing.T) {
 // timeout.
 func TestServerClosesIdleConnection(t *testing.T) {
 	t.Parallel()
-	addr := startServer(t)
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := io.WriteString(conn, "GET /v1/plans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer tok\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
+	conn := dialServer(t, "GET /v1/plans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer tok\r\n\r\n")
 	rd := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(rd, nil)
 	if err != nil {

@@ -61,7 +61,7 @@ func TestStateSurvivesRestart(t *testing.T) {
 	inline := decode[emulator.Subscription](t, api(t, first, "POST", "/v1/subscriptions", `{"plan":{"coverageId":"cov-z","dataMBs":10,"periodDays":3}}`))
 	activated := decode[emulator.Subscription](t, ctl(t, first, "POST", "/_emulator/subscriptions/"+subs[0].ID+"/activate", ""))
 	mustStatus(t, ctl(t, first, "POST", "/_emulator/subscriptions/"+subs[1].ID+"/usage", `{"dataBytes":600000000}`), 200)
-	mustStatus(t, ctl(t, first, "POST", "/_emulator/esims/"+subs[2].EsimICCID+"/location", `{"countryIso2":"JP"}`), 200)
+	moveEsim(t, first, subs[2].EsimICCID, "JP")
 	mustStatus(t, ctl(t, first, "POST", "/_emulator/esims/"+subs[3].EsimICCID+"/smdp-state", `{"state":"RELEASED"}`), 200)
 	mustStatus(t, ctl(t, first, "POST", "/_emulator/esims", `{"count":2,"label":"europe"}`), 200)
 	mustStatus(t, ctl(t, first, "POST", "/_emulator/clock/advance", `{"seconds":18000}`), 200)

@@ -324,21 +324,22 @@ func (s *store) getSubscription(id string) (Subscription, bool) {
 func (s *store) getPlan(id string) (Plan, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.planByID[id]
-	if p == nil {
-		return Plan{}, false
-	}
-	return *p, true
+	return found(s.planByID[id])
 }
 
 func (s *store) getEsim(iccid string) (Esim, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := s.esimByICCID[iccid]
-	if e == nil {
-		return Esim{}, false
+	return found(s.esimByICCID[iccid])
+}
+
+// found is a copy of the record p points to, and whether there is one.
+func found[T any](p *T) (T, bool) {
+	if p == nil {
+		var zero T
+		return zero, false
 	}
-	return *e, true
+	return *p, true
 }
 
 // listSubscriptions pages newest first. The cursor holds the Seq of the last

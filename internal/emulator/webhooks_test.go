@@ -148,6 +148,14 @@ func startWithHooks(t *testing.T, rc *receiver, ds *emulator.Dataset, tune func(
 	return emulatortest.Start(t, emulator.Options{Dataset: ds, Webhook: wh})
 }
 
+// webhookStatsOnceDelivered waits until delivered events have been
+// delivered and returns the webhook statistics then.
+func webhookStatsOnceDelivered(t *testing.T, srv *emulatortest.Server, delivered int64) *emulator.WebhookStats {
+	t.Helper()
+	eventually(t, 5*time.Second, "stats", func() bool { return srv.Stats().Webhooks.Delivered == delivered })
+	return srv.Stats().Webhooks
+}
+
 // eventShape is exactly the fields of section 6 of the interface document:
 // required ones and, in optional, those that may be left out.
 type eventShape struct {
@@ -267,7 +275,7 @@ func TestWebhookEventsSignedAndShaped(t *testing.T) {
 	for _, use := range []int64{550 * mb, 300 * mb, 150 * mb, 1} { // 55%, 85%, 100%, still 100%
 		mustStatus(t, ctl(t, srv, "POST", "/_emulator/subscriptions/"+sub.ID+"/usage", fmt.Sprintf(`{"dataBytes":%d}`, use)), 200)
 	}
-	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims/"+sub.EsimICCID+"/location", `{"countryIso2":"DE"}`), 200)
+	moveEsim(t, srv, sub.EsimICCID, "DE")
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims/"+sub.EsimICCID+"/smdp-state", `{"state":"RELEASED"}`), 200)
 
 	events := rc.waitEvents(t, 11) // as many as wantTypes below: waiting for fewer races the last delivery
@@ -422,7 +430,7 @@ func TestWebhookRetriesSameBody(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, 2, false)
 	srv := startWithHooks(t, rc, smallDataset(1, 0), nil)
-	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims/"+emulator.ICCID(1)+"/location", `{"countryIso2":"PT"}`), 200)
+	moveEsim(t, srv, emulator.ICCID(1), "PT")
 	rc.waitEvents(t, 1)
 	calls := rc.all()
 	if len(calls) != 3 {
@@ -436,8 +444,7 @@ func TestWebhookRetriesSameBody(t *testing.T) {
 	if calls[0].Status != 500 || calls[1].Status != 500 || calls[2].Status != 204 {
 		t.Errorf("statuses %d %d %d", calls[0].Status, calls[1].Status, calls[2].Status)
 	}
-	eventually(t, 5*time.Second, "stats", func() bool { return srv.Stats().Webhooks.Delivered == 1 })
-	if st := srv.Stats().Webhooks; st.Attempts != 3 || st.Failed != 2 || st.Dropped != 0 || st.Queued != 1 {
+	if st := webhookStatsOnceDelivered(t, srv, 1); st.Attempts != 3 || st.Failed != 2 || st.Dropped != 0 || st.Queued != 1 {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -449,14 +456,13 @@ func TestWebhookGivesUp(t *testing.T) {
 	rc := newReceiver(t, 3, false)
 	srv := startWithHooks(t, rc, smallDataset(1, 0), func(o *emulator.WebhookOptions) { o.MaxAttempts = 3 })
 	iccid := emulator.ICCID(1)
-	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims/"+iccid+"/location", `{"countryIso2":"PT"}`), 200)
-	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims/"+iccid+"/location", `{"countryIso2":"ES"}`), 200)
+	moveEsim(t, srv, iccid, "PT")
+	moveEsim(t, srv, iccid, "ES")
 	events := rc.waitEvents(t, 1)
 	if d := events[0]["data"].(map[string]any); d["countryIso2"] != "ES" {
 		t.Errorf("delivered %v, want the second event", events[0])
 	}
-	eventually(t, 5*time.Second, "stats", func() bool { return srv.Stats().Webhooks.Delivered == 1 })
-	if st := srv.Stats().Webhooks; st.Failed != 3 || st.Dropped != 1 || st.Attempts != 4 {
+	if st := webhookStatsOnceDelivered(t, srv, 1); st.Failed != 3 || st.Dropped != 1 || st.Attempts != 4 {
 		t.Errorf("stats %+v, want 3 failed attempts, 1 dropped and 1 delivered", st)
 	}
 }
@@ -467,11 +473,7 @@ func TestWebhookFullQueueDrops(t *testing.T) {
 	rc := newReceiver(t, 0, true)
 	srv := startWithHooks(t, rc, smallDataset(1, 0), func(o *emulator.WebhookOptions) { o.QueueSize = 1 })
 	iccid := emulator.ICCID(1)
-	move := func(country string) {
-		t.Helper()
-		mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims/"+iccid+"/location", `{"countryIso2":"`+country+`"}`), 200)
-	}
-	move("AA")
+	moveEsim(t, srv, iccid, "AA")
 	// The first event is being delivered: the receiver holds it.
 	select {
 	case <-rc.entered:
@@ -482,7 +484,7 @@ func TestWebhookFullQueueDrops(t *testing.T) {
 	// calls waits for the receiver.
 	start := time.Now()
 	for _, c := range []string{"AB", "AC", "AD", "AE", "AF", "AG", "AH", "AI", "AJ"} {
-		move(c)
+		moveEsim(t, srv, iccid, c)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("control calls took %v while the receiver was blocked", d)
@@ -502,8 +504,7 @@ func TestWebhookFullQueueDrops(t *testing.T) {
 	if fmt.Sprint(countries) != "[AA AB]" {
 		t.Errorf("delivered %v, want [AA AB]", countries)
 	}
-	eventually(t, 5*time.Second, "stats", func() bool { return srv.Stats().Webhooks.Delivered == 2 })
-	if st := srv.Stats().Webhooks; st.Dropped != 8 {
+	if st := webhookStatsOnceDelivered(t, srv, 2); st.Dropped != 8 {
 		t.Errorf("stats %+v", st)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
@@ -15,14 +14,8 @@ func TestAccEsimDataSource(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
 	sub := createOutsideTerraform(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: withProvider(srv, fmt.Sprintf(`data "mobileplan_esim" "e" { iccid = %q }`, sub.EsimICCID)),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("data.mobileplan_esim.e", at("subscription_id"), knownvalue.StringExact(sub.ID)),
-				statecheck.ExpectKnownValue("data.mobileplan_esim.e", at("label"), knownvalue.StringExact("europe")),
-			},
-		}},
-	})
+	testAccDataSource(t, srv, fmt.Sprintf(`data "mobileplan_esim" "e" { iccid = %q }`, sub.EsimICCID),
+		statecheck.ExpectKnownValue("data.mobileplan_esim.e", at("subscription_id"), knownvalue.StringExact(sub.ID)),
+		statecheck.ExpectKnownValue("data.mobileplan_esim.e", at("label"), knownvalue.StringExact("europe")),
+	)
 }

@@ -3,7 +3,6 @@ package provider
 import (
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
@@ -27,7 +26,7 @@ func TestAccEsimsDataSource(t *testing.T) {
 		assigned[sub.EsimICCID] = true
 	}
 	all := func(emulator.Esim) bool { return true }
-	config := withProvider(f.srv, `
+	config := `
 data "mobileplan_esims" "all" {}
 data "mobileplan_esims" "asia" { label = "asia" }
 data "mobileplan_esims" "released" { smdp_state = "RELEASED" }
@@ -38,30 +37,24 @@ data "mobileplan_esims" "free_asia" {
   label    = "asia"
 }
 data "mobileplan_esims" "some" { max_items = 26 }
-`)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: config,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("data.mobileplan_esims.all", at("iccids"), stringList(esimICCIDs(f.dataset, all))),
-				statecheck.ExpectKnownValue("data.mobileplan_esims.all", at("esims").AtSliceIndex(40), knownvalue.ObjectExact(map[string]knownvalue.Check{
-					"iccid":           knownvalue.StringExact(released),
-					"label":           knownvalue.StringExact(label(f.dataset.Esims[40].Label)),
-					"smdp_state":      knownvalue.StringExact("RELEASED"),
-					"subscription_id": knownvalue.Null(),
-					"country_iso2":    knownvalue.Null(),
-					"created_at":      knownvalue.Int64Exact(f.dataset.Esims[40].CreatedAt),
-				})),
-				statecheck.ExpectKnownValue("data.mobileplan_esims.asia", at("iccids"), stringList(esimICCIDs(f.dataset, func(e emulator.Esim) bool { return label(e.Label) == "asia" }))),
-				statecheck.ExpectKnownValue("data.mobileplan_esims.released", at("iccids"), stringList([]string{released})),
-				statecheck.ExpectKnownValue("data.mobileplan_esims.assigned", at("iccids"), stringList(esimICCIDs(f.dataset, func(e emulator.Esim) bool { return assigned[e.ICCID] }))),
-				statecheck.ExpectKnownValue("data.mobileplan_esims.free", at("iccids"), knownvalue.ListSizeExact(manyEsims-manySubscriptions)),
-				statecheck.ExpectKnownValue("data.mobileplan_esims.free_asia", at("iccids"), stringList(esimICCIDs(f.dataset, func(e emulator.Esim) bool {
-					return !assigned[e.ICCID] && label(e.Label) == "asia"
-				}))),
-				statecheck.ExpectKnownValue("data.mobileplan_esims.some", at("iccids"), stringList(esimICCIDs(f.dataset, all)[:26])),
-			},
-		}},
-	})
+`
+	testAccDataSource(t, f.srv, config,
+		statecheck.ExpectKnownValue("data.mobileplan_esims.all", at("iccids"), stringList(esimICCIDs(f.dataset, all))),
+		statecheck.ExpectKnownValue("data.mobileplan_esims.all", at("esims").AtSliceIndex(40), knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"iccid":           knownvalue.StringExact(released),
+			"label":           knownvalue.StringExact(label(f.dataset.Esims[40].Label)),
+			"smdp_state":      knownvalue.StringExact("RELEASED"),
+			"subscription_id": knownvalue.Null(),
+			"country_iso2":    knownvalue.Null(),
+			"created_at":      knownvalue.Int64Exact(f.dataset.Esims[40].CreatedAt),
+		})),
+		statecheck.ExpectKnownValue("data.mobileplan_esims.asia", at("iccids"), stringList(esimICCIDs(f.dataset, func(e emulator.Esim) bool { return label(e.Label) == "asia" }))),
+		statecheck.ExpectKnownValue("data.mobileplan_esims.released", at("iccids"), stringList([]string{released})),
+		statecheck.ExpectKnownValue("data.mobileplan_esims.assigned", at("iccids"), stringList(esimICCIDs(f.dataset, func(e emulator.Esim) bool { return assigned[e.ICCID] }))),
+		statecheck.ExpectKnownValue("data.mobileplan_esims.free", at("iccids"), knownvalue.ListSizeExact(manyEsims-manySubscriptions)),
+		statecheck.ExpectKnownValue("data.mobileplan_esims.free_asia", at("iccids"), stringList(esimICCIDs(f.dataset, func(e emulator.Esim) bool {
+			return !assigned[e.ICCID] && label(e.Label) == "asia"
+		}))),
+		statecheck.ExpectKnownValue("data.mobileplan_esims.some", at("iccids"), stringList(esimICCIDs(f.dataset, all)[:26])),
+	)
 }

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
@@ -21,6 +23,35 @@ func errorPattern(parts ...string) *regexp.Regexp {
 		quoted[i] = strings.ReplaceAll(regexp.QuoteMeta(p), " ", `\s+`)
 	}
 	return regexp.MustCompile(`(?s)` + strings.Join(quoted, ".*"))
+}
+
+// testAcc runs steps as one acceptance test case of the in-process provider.
+func testAcc(t *testing.T, steps ...resource.TestStep) {
+	t.Helper()
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
+}
+
+// testAccDataSource applies config (data sources, the provider block for srv
+// added) and runs checks on the state it leaves.
+func testAccDataSource(t *testing.T, srv *emulatortest.Server, config string, checks ...statecheck.StateCheck) {
+	t.Helper()
+	testAcc(t, resource.TestStep{Config: withProvider(srv, config), ConfigStateChecks: checks})
+}
+
+// testAccPlanError plans config (the provider block for srv added) and
+// expects an error that want matches.
+func testAccPlanError(t *testing.T, srv *emulatortest.Server, config string, want *regexp.Regexp) {
+	t.Helper()
+	testAcc(t, resource.TestStep{Config: withProvider(srv, config), PlanOnly: true, ExpectError: want})
+}
+
+// expectNoRequests fails the test if srv has seen any request: inputs
+// refused while the configuration is validated must never reach it.
+func expectNoRequests(t *testing.T, srv *emulatortest.Server, what string) {
+	t.Helper()
+	if n := len(srv.RequestCounts()); n != 0 {
+		t.Errorf("%s still sent requests: %v", what, srv.RequestCounts())
+	}
 }
 
 var planCustom = regexp.MustCompile(`^plan_custom_`)

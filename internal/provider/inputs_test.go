@@ -3,8 +3,6 @@ package provider
 import (
 	"regexp"
 	"testing"
-
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
 
 // An empty key or filter is refused when the configuration is validated,
@@ -22,16 +20,7 @@ func TestAccDataSources_emptyInputsRefused(t *testing.T) {
 		`data "mobileplan_esims" "x" { label = "" }`,
 		`data "mobileplan_subscriptions" "x" { plan_id = "" }`,
 	} {
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testProviders,
-			Steps: []resource.TestStep{{
-				Config:      withProvider(srv, config),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Value Length.*at least 1`),
-			}},
-		})
+		testAccPlanError(t, srv, config, regexp.MustCompile(`(?s)Invalid Attribute Value Length.*at least 1`))
 	}
-	if n := len(srv.RequestCounts()); n != 0 {
-		t.Errorf("empty inputs still sent requests: %v", srv.RequestCounts())
-	}
+	expectNoRequests(t, srv, "empty inputs")
 }

@@ -19,18 +19,9 @@ func TestAccListDataSource_filterValuesChecked(t *testing.T) {
 		`data "mobileplan_subscriptions" "x" { state = "Expired" }`: `value must be one of: \["ready" "active" "expired"\]`,
 		`data "mobileplan_esims" "x" { smdp_state = "available" }`:  `must be an uppercase word such as AVAILABLE`,
 	} {
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testProviders,
-			Steps: []resource.TestStep{{
-				Config:      withProvider(srv, config),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Value.*` + want),
-			}},
-		})
+		testAccPlanError(t, srv, config, regexp.MustCompile(`(?s)Invalid Attribute Value.*`+want))
 	}
-	if n := len(srv.RequestCounts()); n != 0 {
-		t.Errorf("invalid filters still sent requests: %v", srv.RequestCounts())
-	}
+	expectNoRequests(t, srv, "invalid filters")
 }
 
 func TestAccListDataSource_pageFailure(t *testing.T) {
@@ -38,13 +29,10 @@ func TestAccListDataSource_pageFailure(t *testing.T) {
 	f := startListFixture(t)
 	// The token is revoked between the first and the second page.
 	f.srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", PathPrefix: "/v1/esims", Action: "status", Status: 401, After: 1}}})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: withProvider(f.srv, `data "mobileplan_esims" "all" {}`),
-			ExpectError: errorPattern("Error: Could not list eSIMs", "Listing stopped at page 2, after 25 items had been read",
-				"HTTP 401 Unauthorized", "Code: unauthorized", "MOBILEPLAN_API_TOKEN"),
-		}},
+	testAcc(t, resource.TestStep{
+		Config: withProvider(f.srv, `data "mobileplan_esims" "all" {}`),
+		ExpectError: errorPattern("Error: Could not list eSIMs", "Listing stopped at page 2, after 25 items had been read",
+			"HTTP 401 Unauthorized", "Code: unauthorized", "MOBILEPLAN_API_TOKEN"),
 	})
 }
 
@@ -79,14 +67,8 @@ func TestCLI_listRequestCounts(t *testing.T) {
 func TestAccListDataSource_noMatchIsEmpty(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: withProvider(srv, `data "mobileplan_esims" "none" { label = "nowhere" }`),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("data.mobileplan_esims.none", at("iccids"), knownvalue.ListSizeExact(0)),
-				statecheck.ExpectKnownValue("data.mobileplan_esims.none", at("esims"), knownvalue.ListSizeExact(0)),
-			},
-		}},
-	})
+	testAccDataSource(t, srv, `data "mobileplan_esims" "none" { label = "nowhere" }`,
+		statecheck.ExpectKnownValue("data.mobileplan_esims.none", at("iccids"), knownvalue.ListSizeExact(0)),
+		statecheck.ExpectKnownValue("data.mobileplan_esims.none", at("esims"), knownvalue.ListSizeExact(0)),
+	)
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 )
@@ -25,29 +24,23 @@ func TestAccSubscriptionsDataSource(t *testing.T) {
 			fromPlan10 = append(fromPlan10, id)
 		}
 	}
-	config := withProvider(f.srv, `
+	config := `
 data "mobileplan_subscriptions" "all" {}
 data "mobileplan_subscriptions" "active" { state = "active" }
 data "mobileplan_subscriptions" "ready" { state = "ready" }
 data "mobileplan_subscriptions" "plan10" { plan_id = "plan_010" }
 data "mobileplan_subscriptions" "newest" { max_items = 3 }
-`)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: config,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("data.mobileplan_subscriptions.all", at("ids"), stringList(f.subIDs)),
-				statecheck.ExpectKnownValue("data.mobileplan_subscriptions.all", at("subscriptions").AtSliceIndex(4).AtMapKey("state"), knownvalue.StringExact("active")),
-				statecheck.ExpectKnownValue("data.mobileplan_subscriptions.all", at("subscriptions").AtSliceIndex(4).AtMapKey("activated_at"), knownvalue.NotNull()),
-				statecheck.ExpectKnownValue("data.mobileplan_subscriptions.all", at("subscriptions").AtSliceIndex(0).AtMapKey("remaining_allowance").AtMapKey("voice_seconds"), knownvalue.Null()),
-				statecheck.ExpectKnownValue("data.mobileplan_subscriptions.active", at("ids"), stringList([]string{active})),
-				statecheck.ExpectKnownValue("data.mobileplan_subscriptions.ready", at("ids"), knownvalue.ListSizeExact(manySubscriptions-1)),
-				statecheck.ExpectKnownValue("data.mobileplan_subscriptions.plan10", at("ids"), stringList(fromPlan10)),
-				statecheck.ExpectKnownValue("data.mobileplan_subscriptions.newest", at("ids"), stringList(f.subIDs[:3])),
-			},
-		}},
-	})
+`
+	testAccDataSource(t, f.srv, config,
+		statecheck.ExpectKnownValue("data.mobileplan_subscriptions.all", at("ids"), stringList(f.subIDs)),
+		statecheck.ExpectKnownValue("data.mobileplan_subscriptions.all", at("subscriptions").AtSliceIndex(4).AtMapKey("state"), knownvalue.StringExact("active")),
+		statecheck.ExpectKnownValue("data.mobileplan_subscriptions.all", at("subscriptions").AtSliceIndex(4).AtMapKey("activated_at"), knownvalue.NotNull()),
+		statecheck.ExpectKnownValue("data.mobileplan_subscriptions.all", at("subscriptions").AtSliceIndex(0).AtMapKey("remaining_allowance").AtMapKey("voice_seconds"), knownvalue.Null()),
+		statecheck.ExpectKnownValue("data.mobileplan_subscriptions.active", at("ids"), stringList([]string{active})),
+		statecheck.ExpectKnownValue("data.mobileplan_subscriptions.ready", at("ids"), knownvalue.ListSizeExact(manySubscriptions-1)),
+		statecheck.ExpectKnownValue("data.mobileplan_subscriptions.plan10", at("ids"), stringList(fromPlan10)),
+		statecheck.ExpectKnownValue("data.mobileplan_subscriptions.newest", at("ids"), stringList(f.subIDs[:3])),
+	)
 }
 
 // TestCLI_bulkImportExample runs examples/bulk-import against an account
