@@ -152,7 +152,7 @@ func TestStateDatabaseInconsistentRefused(t *testing.T) {
 			}
 			return b.Put(indexKey(9), v)
 		}, "out of sequence"},
-		"foreign format":  {func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(metaFormat, []byte("other/1")) }, "format"},
+		"foreign format": {func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(metaFormat, []byte("other/1")) }, "format"},
 		// The JSON records of the unreleased /2 layout are not misread.
 		"earlier format": {func(tx *bolt.Tx) error {
 			return tx.Bucket(bucketMeta).Put(metaFormat, []byte("mobileplan-emulator-state/2"))
