@@ -108,3 +108,24 @@ func layoutOf(t reflect.Type) string {
 	}
 	return t.Name() + "{" + strings.Join(fields, "; ") + "}"
 }
+
+// A damaged record is an error, never a panic or a runaway allocation.
+func FuzzStateRecord(f *testing.F) {
+	var snap snapshot
+	if err := json.Unmarshal([]byte(fullStateJSON()), &snap); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(encodeRecord(&snap.Plans[0]))
+	f.Add(encodeRecord(&snap.Esims[0]))
+	f.Add(encodeRecord(snap.Subscriptions[0]))
+	f.Add([]byte{0xdd, 0xff, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		dec := newRecordDecoder()
+		var p Plan
+		var e Esim
+		var sub subscription
+		_ = dec.decode(raw, &p)
+		_ = dec.decode(raw, &e)
+		_ = dec.decode(raw, &sub)
+	})
+}
