@@ -38,8 +38,11 @@ var (
 )
 
 // stateFormat names the layout of the database; a file with another value
-// is refused rather than misread.
-const stateFormat = "mobileplan-emulator-state/2"
+// is refused rather than misread. /2 held JSON records (never released);
+// /3 holds MessagePack arrays (records.go).
+const stateFormat = "mobileplan-emulator-state/3"
+
+var errTrailingBytes = errors.New("trailing bytes after the record")
 
 // lockWait is how long a start waits for another emulator to release the
 // state file before giving up.
@@ -47,17 +50,9 @@ const lockWait = 200 * time.Millisecond
 
 func indexKey(i int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(i)) }
 
-func mustJSON(v any) []byte {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // plain structs of strings and numbers always encode
-	}
-	return raw
-}
-
 func (c *change) put(bucket, key []byte, v any) {
 	if c.persist {
-		c.puts = append(c.puts, record{bucket, key, mustJSON(v)})
+		c.puts = append(c.puts, record{bucket, key, encodeRecord(v)})
 	}
 }
 
@@ -155,8 +150,8 @@ func readState(db *bolt.DB) (*snapshot, error) {
 			}
 			return nil // a new file
 		}
-		if f := string(meta.Get(metaFormat)); f != stateFormat {
-			return fmt.Errorf("format %q, want %q", f, stateFormat)
+		if f := meta.Get(metaFormat); string(f) != stateFormat {
+			return fmt.Errorf("database format %q is not the one this emulator reads (%q): it was written by another version of the emulator; use that version, or remove the file to start afresh", f, stateFormat)
 		}
 		snap = &snapshot{Version: snapshotVersion, CursorKey: bytes.Clone(meta.Get(metaCursorKey))}
 		var err error
@@ -226,7 +221,8 @@ func readRecords[T any](tx *bolt.Tx, name []byte) ([]T, error) {
 	return decodeAll[T](name, raw)
 }
 
-// decodeAll decodes records on every core: decoding is most of a restart.
+// decodeAll decodes records on every core, each worker a contiguous run:
+// decoding is most of a restart.
 func decodeAll[T any](name []byte, raw [][]byte) ([]T, error) {
 	out := make([]T, len(raw))
 	workers := min(runtime.GOMAXPROCS(0), max(len(raw)/1024, 1))
@@ -234,8 +230,9 @@ func decodeAll[T any](name []byte, raw [][]byte) ([]T, error) {
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			for i := w; i < len(raw); i += workers {
-				if err := json.Unmarshal(raw[i], &out[i]); err != nil {
+			dec := newRecordDecoder()
+			for i := w * len(raw) / workers; i < (w+1)*len(raw)/workers; i++ {
+				if err := dec.decode(raw[i], &out[i]); err != nil {
 					errs[w] = fmt.Errorf("%s[%d]: %w", name, i, err)
 					return
 				}

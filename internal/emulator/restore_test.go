@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/url"
 	"os"
@@ -151,7 +152,21 @@ func TestStateDatabaseInconsistentRefused(t *testing.T) {
 			}
 			return b.Put(indexKey(9), v)
 		}, "out of sequence"},
-		"foreign format":  {func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(metaFormat, []byte("other/1")) }, "format"},
+		"foreign format": {func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(metaFormat, []byte("other/1")) }, "format"},
+		// The JSON records of the unreleased /2 layout are not misread.
+		"earlier format": {func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketMeta).Put(metaFormat, []byte("mobileplan-emulator-state/2"))
+		}, `database format "mobileplan-emulator-state/2" is not the one this emulator reads`},
+		"record of the wrong layout": {func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketEsims).Put(indexKey(1), encodeRecord(&Plan{ID: "p"}))
+		}, "esims[1]"},
+		"trailing bytes": {func(tx *bolt.Tx) error {
+			b := tx.Bucket(bucketSubs)
+			return b.Put(indexKey(1), append(bytes.Clone(b.Get(indexKey(1))), 0))
+		}, "subscriptions[0]: trailing bytes"},
+		"JSON record": {func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketPlans).Put(indexKey(0), []byte(`{"id":"p"}`))
+		}, "plans[0]"},
 		"no clock offset": {func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Delete(metaClockOffset) }, "clockOffset"},
 		"no eSIM records": {func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketEsims) }, "esims"},
 		"no meta records": {func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketMeta) }, "meta"},
@@ -159,11 +174,11 @@ func TestStateDatabaseInconsistentRefused(t *testing.T) {
 		"two subscriptions on one eSIM": {func(tx *bolt.Tx) error {
 			b := tx.Bucket(bucketSubs)
 			var sub subscription
-			if err := json.Unmarshal(b.Get(indexKey(2)), &sub); err != nil {
+			if err := newRecordDecoder().decode(b.Get(indexKey(2)), &sub); err != nil {
 				return err
 			}
 			sub.EsimICCID = ICCID(1)
-			return b.Put(indexKey(2), mustJSON(&sub))
+			return b.Put(indexKey(2), encodeRecord(&sub))
 		}, "already has subscription"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -194,6 +209,15 @@ func TestStateDatabaseInconsistentRefused(t *testing.T) {
 		})
 	}
 
+}
+
+// mustJSON quotes a test value as JSON.
+func mustJSON(v any) []byte {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return raw
 }
 
 func writeFile(t *testing.T, path, content string) {

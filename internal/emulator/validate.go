@@ -30,9 +30,21 @@ func (snap *snapshot) validate() error {
 	case snap.ClockOffset < 0 || snap.ClockOffset > MaxClockOffsetSeconds:
 		return fmt.Errorf("clockOffset %d is outside 0 to %d seconds", snap.ClockOffset, int64(MaxClockOffsetSeconds))
 	}
-	if err := (Dataset{Plans: snap.Plans, Esims: snap.Esims}).Validate(); err != nil {
+	// The inventory's own checks and the subscriptions' checks build
+	// separate maps of up to 200,000 entries; they run side by side, and the
+	// inventory's problem, if any, is the one named.
+	inventory := make(chan error, 1)
+	go func() { inventory <- (Dataset{Plans: snap.Plans, Esims: snap.Esims}).Validate() }()
+	subsErr := snap.validateSubscriptions()
+	if err := <-inventory; err != nil {
 		return err
 	}
+	return subsErr
+}
+
+// validateSubscriptions checks the subscriptions against the plans and
+// eSIMs, and the eSIMs' links back to them.
+func (snap *snapshot) validateSubscriptions() error {
 	plans := make(map[string]bool, len(snap.Plans))
 	for i, p := range snap.Plans {
 		plans[p.ID] = true
@@ -42,35 +54,37 @@ func (snap *snapshot) validate() error {
 			}
 		}
 	}
-	esimSub := make(map[string]*string, len(snap.Esims))
-	for _, e := range snap.Esims {
-		esimSub[e.ICCID] = e.SubscriptionID
+	// One map from ICCID to position, and the subscription found on each
+	// eSIM by position: a second map keyed by ICCID would double the cost.
+	esimPos := make(map[string]int, len(snap.Esims))
+	for i, e := range snap.Esims {
+		esimPos[e.ICCID] = i
 	}
+	subOnEsim := make([]string, len(snap.Esims))
 	subByID := make(map[string]bool, len(snap.Subscriptions))
-	subOnEsim := make(map[string]string, len(snap.Subscriptions))
 	for i, sub := range snap.Subscriptions {
 		if err := sub.check(i); err != nil {
 			return err
 		}
 		where := subRef{i, sub} // formatted only on failure: 100,000 Sprintf calls would slow every restart
-		assigned, known := esimSub[sub.EsimICCID]
+		pos, known := esimPos[sub.EsimICCID]
 		switch {
 		case subByID[sub.ID]:
 			return fmt.Errorf("%s: duplicate subscription id %q", where, sub.ID)
 		case !known:
 			return fmt.Errorf("%s: eSIM %s is not in the inventory", where, sub.EsimICCID)
-		case subOnEsim[sub.EsimICCID] != "":
-			return fmt.Errorf("%s: eSIM %s already has subscription %s", where, sub.EsimICCID, subOnEsim[sub.EsimICCID])
-		case assigned != nil && *assigned != sub.ID:
-			return fmt.Errorf("%s: eSIM %s names subscription %s", where, sub.EsimICCID, *assigned)
+		case subOnEsim[pos] != "":
+			return fmt.Errorf("%s: eSIM %s already has subscription %s", where, sub.EsimICCID, subOnEsim[pos])
+		case snap.Esims[pos].SubscriptionID != nil && *snap.Esims[pos].SubscriptionID != sub.ID:
+			return fmt.Errorf("%s: eSIM %s names subscription %s", where, sub.EsimICCID, *snap.Esims[pos].SubscriptionID)
 		case !plans[sub.PlanID]:
 			return fmt.Errorf("%s: plan %q does not exist", where, sub.PlanID)
 		}
 		subByID[sub.ID] = true
-		subOnEsim[sub.EsimICCID] = sub.ID
+		subOnEsim[pos] = sub.ID
 	}
 	for i, e := range snap.Esims {
-		if e.SubscriptionID != nil && subOnEsim[e.ICCID] != *e.SubscriptionID {
+		if e.SubscriptionID != nil && subOnEsim[i] != *e.SubscriptionID {
 			return fmt.Errorf("esims[%d] (%s): names subscription %s, which is not on this eSIM", i, e.ICCID, *e.SubscriptionID)
 		}
 	}
