@@ -145,6 +145,11 @@ func (c *terraformCLI) expectNoChanges() {
 }
 
 func cliProvider(srv *emulatortest.Server) string {
+	return cliProviderWith(srv, "")
+}
+
+// cliProviderWith adds settings (whole lines) to the provider block.
+func cliProviderWith(srv *emulatortest.Server, settings string) string {
 	return fmt.Sprintf(`
 terraform {
   required_providers {
@@ -157,8 +162,8 @@ terraform {
 provider "mobileplan" {
   base_url  = %q
   api_token = %q
-}
-`, srv.URL, srv.Token)
+%s}
+`, srv.URL, srv.Token, settings)
 }
 
 // createOutsideTerraform makes a subscription the way an existing account

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -9,23 +8,6 @@ import (
 // What a user sees, through the terraform CLI: the errors and warnings of
 // each setting, the environment variable, `terraform validate`, and a
 // plan_id known only after apply.
-
-func cliPreflightConfig(url, token, setting, body string) string {
-	return fmt.Sprintf(`
-terraform {
-  required_providers {
-    mobileplan = {
-      source = "mobileplan/mobileplan"
-    }
-  }
-}
-
-provider "mobileplan" {
-  base_url  = %q
-  api_token = %q
-%s}
-%s`, url, token, setting, body)
-}
 
 // A rollout of 6 europe subscriptions with 4 europe eSIMs free, plus one on
 // an archived plan.
@@ -45,7 +27,7 @@ func TestCLI_preflightShortInventoryOutput(t *testing.T) {
 	srv := startInventory(t, stock{"europe", 4}, stock{"", 10})
 	reqs := newRequests(t, srv)
 	tf := newTerraformCLI(t)
-	tf.write("main.tf", cliPreflightConfig(srv.URL, srv.Token, "", shortRollout))
+	tf.write("main.tf", cliProviderWith(srv, "")+shortRollout)
 
 	out, code := tf.run(nil, "plan", "-input=false")
 	flat := unwrap(out)
@@ -89,11 +71,11 @@ func TestCLI_preflightShortInventoryOutput(t *testing.T) {
 	reqs.expect("terraform plan, off", map[string]int{})
 
 	// The provider block wins over the environment.
-	tf.write("main.tf", cliPreflightConfig(srv.URL, srv.Token, `  preflight = "error"`+"\n", shortRollout))
+	tf.write("main.tf", cliProviderWith(srv, `  preflight = "error"`+"\n")+shortRollout)
 	if out, code = tf.run([]string{"MOBILEPLAN_PREFLIGHT=off"}, "plan", "-input=false"); code != 1 || !strings.Contains(out, "Error: Not enough free eSIMs") {
 		t.Errorf("preflight = \"error\" in the block with MOBILEPLAN_PREFLIGHT=off: exit %d:\n%s", code, out)
 	}
-	tf.write("main.tf", cliPreflightConfig(srv.URL, srv.Token, "", shortRollout))
+	tf.write("main.tf", cliProviderWith(srv, "")+shortRollout)
 	if out, code = tf.run([]string{"MOBILEPLAN_PREFLIGHT=loud"}, "plan", "-input=false"); code != 1 ||
 		!strings.Contains(out, "Error: Invalid MOBILEPLAN_PREFLIGHT") ||
 		!strings.Contains(unwrap(out), `The MOBILEPLAN_PREFLIGHT environment variable is "loud"; it must be "error", "warn" or "off"`) {
@@ -110,7 +92,7 @@ func TestCLI_preflightWarnsWhenUnlabelledMayTakeLabelled(t *testing.T) {
 	t.Parallel()
 	srv := startInventory(t, stock{"europe", 2}, stock{"asia", 1})
 	tf := newTerraformCLI(t)
-	tf.write("main.tf", cliPreflightConfig(srv.URL, srv.Token, "", `
+	tf.write("main.tf", cliProviderWith(srv, "")+`
 resource "mobileplan_subscription" "eu" {
   plan_id = "plan_europe"
 }
@@ -119,7 +101,7 @@ resource "mobileplan_subscription" "anywhere" {
   count   = 2
   plan_id = "plan_any"
 }
-`))
+`)
 	out := tf.must("plan", "-input=false")
 	for _, want := range []string{"Warning: Subscriptions without a label may take eSIMs that labelled ones need", `possibly one labelled "europe"`, "Plan: 3 to add"} {
 		if !strings.Contains(unwrap(out), want) {
@@ -151,7 +133,7 @@ resource "mobileplan_subscription" "short" {
   plan_id = "plan_europe"
 }
 `
-	tf.write("main.tf", cliPreflightConfig(srv.URL, srv.Token, "", body))
+	tf.write("main.tf", cliProviderWith(srv, "")+body)
 	tf.must("validate")
 	if got := srv.RequestCounts(); len(got) != 0 {
 		t.Errorf("terraform validate sent requests: %v", got)
@@ -170,7 +152,7 @@ resource "mobileplan_subscription" "short" {
 	}
 	reqs.expect("plan with an unknown plan_id", map[string]int{routePlan: 1, routeEsims: 1})
 
-	tf.write("main.tf", cliPreflightConfig(srv.URL, srv.Token, `  preflight = "warn"`+"\n", body))
+	tf.write("main.tf", cliProviderWith(srv, `  preflight = "warn"`+"\n")+body)
 	out, code = tf.run(nil, "plan", "-input=false")
 	if code != 0 || strings.Contains(out, "Preflight skipped") || !strings.Contains(out, "Warning: Not enough free eSIMs") {
 		t.Errorf("with preflight = \"warn\" (exit %d), the unknown plan_id should be skipped silently:\n%s", code, out)
