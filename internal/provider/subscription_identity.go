@@ -53,7 +53,9 @@ func setSubscriptionIdentity(ctx context.Context, identity *tfsdk.ResourceIdenti
 
 func (r *subscriptionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	id := req.ID
-	if id == "" && req.Identity != nil {
+	// A CLI without identity (Terraform 1.11) sends a null one: only an
+	// identity that is there can be read.
+	if id == "" && req.Identity != nil && !req.Identity.Raw.IsNull() {
 		var identity subscriptionIdentityModel
 		resp.Diagnostics.Append(req.Identity.Get(ctx, &identity)...)
 		if resp.Diagnostics.HasError() {

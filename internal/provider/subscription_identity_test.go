@@ -2,9 +2,12 @@ package provider
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/go-version"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -109,4 +112,24 @@ resource "mobileplan_subscription" "test" {
 			ExpectError: errorPattern("Cannot import non-existent remote object", "mobileplan_subscription.test"),
 		}},
 	})
+}
+
+// `terraform import ADDR ""` on a CLI without identity (1.11): the request
+// has no id and a null identity. It gets the provider's own "Missing
+// subscription id", not a conversion error from reading the null identity.
+func TestImportState_emptyIDWithoutIdentity(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	server, err := providerserver.NewProtocol6WithError(New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := server.ImportResourceState(ctx, &tfprotov6.ImportResourceStateRequest{TypeName: "mobileplan_subscription", ID: ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := diagText(resp.Diagnostics)
+	if !strings.Contains(got, "Missing subscription id") || strings.Contains(got, "Value Conversion Error") {
+		t.Fatalf("diagnostics:\n%s", got)
+	}
 }
