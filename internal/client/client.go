@@ -75,6 +75,7 @@ type Client struct {
 	timeout  time.Duration
 	maxPages int
 	lifetime context.Context
+	token    string // only to keep it out of errors; the auth transport sends it
 }
 
 // New checks cfg and builds a Client.
@@ -141,7 +142,7 @@ func New(cfg Config) (*Client, error) {
 	// Hand back the last answer so its Error body can be read, instead of
 	// retryablehttp's generic "giving up" error.
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	return &Client{base: base, retry: rc, timeout: cfg.RequestTimeout, maxPages: cfg.MaxPages, lifetime: cfg.Lifetime}, nil
+	return &Client{base: base, retry: rc, timeout: cfg.RequestTimeout, maxPages: cfg.MaxPages, lifetime: cfg.Lifetime, token: cfg.Token}, nil
 }
 
 func defaultTransport() http.RoundTripper {
@@ -214,7 +215,8 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 	raw, readErr := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		apiErr := decodeAPIError(resp.StatusCode, resp.Header, raw)
+		apiErr := decodeAPIError(resp.StatusCode, resp.Header, hideSecret(raw, c.token))
+		apiErr.hideSecret(c.token)
 		apiErr.Operation, apiErr.Method, apiErr.Path, apiErr.Attempts = op, method, path, attempts
 		if method == http.MethodPost && resp.StatusCode >= 500 {
 			return &UncertainCreateError{Err: apiErr}
@@ -231,7 +233,7 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 		decodeErr = json.Unmarshal(raw, out)
 	}
 	if decodeErr != nil {
-		err := &DecodeError{Operation: op, Method: method, Path: path, StatusCode: resp.StatusCode, Err: decodeErr, BodyExcerpt: excerpt(raw)}
+		err := &DecodeError{Operation: op, Method: method, Path: path, StatusCode: resp.StatusCode, Err: decodeErr, BodyExcerpt: excerpt(hideSecret(raw, c.token))}
 		if method == http.MethodPost {
 			return &UncertainCreateError{Err: err}
 		}

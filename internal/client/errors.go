@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -288,4 +289,34 @@ func (e *RedirectError) Error() string {
 		s = fmt.Sprintf("%s (%s %s): %s", e.Operation, e.Method, e.Path, s)
 	}
 	return s + ", another origin than the base URL's " + e.Origin
+}
+
+// redactedSecret stands where the service repeated the API token.
+const redactedSecret = "REDACTED"
+
+// hideSecret replaces secret wherever an answer repeated it: a service or a
+// proxy that echoes the request's Authorization header must not make the
+// token part of an error, whose text people read and Terraform logs. raw is
+// cleaned before it is decoded or excerpted (an excerpt may cut a token in
+// two); the decoded fields are cleaned again for a token that JSON escaping
+// had disguised in raw.
+func hideSecret(raw []byte, secret string) []byte {
+	if secret == "" {
+		return raw
+	}
+	return bytes.ReplaceAll(raw, []byte(secret), []byte(redactedSecret))
+}
+
+func (e *APIError) hideSecret(secret string) {
+	if secret == "" {
+		return
+	}
+	fields := []*string{&e.Code, &e.Message, &e.DocsURL, &e.Hint, &e.BodyExcerpt}
+	for i := range e.Details {
+		d := &e.Details[i]
+		fields = append(fields, &d.Property, &d.Code, &d.Message, &d.Suggestion)
+	}
+	for _, f := range fields {
+		*f = strings.ReplaceAll(*f, secret, redactedSecret)
+	}
 }
