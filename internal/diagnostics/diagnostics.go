@@ -138,7 +138,7 @@ func nextStep(e *client.APIError) string {
 	case e.StatusCode == http.StatusForbidden:
 		return "The token is valid but may not perform this operation; use a token of the account that owns the object."
 	case e.Code == client.CodeOutOfInventory:
-		return "No suitable eSIM is free in the account's inventory for this plan's label. " + GrowInventory
+		return "No suitable eSIM is free in the account's inventory: a plan with a label needs a free eSIM with that label, and a plan without one (an inline plan included) any free eSIM. " + GrowInventory
 	case e.StatusCode == http.StatusPreconditionFailed:
 		return "The plan cannot be subscribed to: it does not exist, is archived, or is an addon plan. " + ChooseSubscribablePlan
 	case e.StatusCode == http.StatusTooManyRequests:

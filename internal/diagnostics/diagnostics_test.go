@@ -29,7 +29,7 @@ func TestDetailTexts(t *testing.T) {
 			Details: []client.ErrorDetail{{Property: "planId", Message: "bad", Suggestion: "add eSIMs"}},
 		}, "The service answered HTTP 412 Precondition Failed to POST /v1/subscriptions (after 2 attempts).\nCode: outOfInventory\nMessage: no eSIM\n" +
 			"Detail: planId: bad (suggestion: add eSIMs)\nHint: grow it\nDocs: https://docs/x\n\n" +
-			"No suitable eSIM is free in the account's inventory for this plan's label. The account's eSIM inventory must grow (or choose a plan with another label) before this subscription can be created."},
+			"No suitable eSIM is free in the account's inventory: a plan with a label needs a free eSIM with that label, and a plan without one (an inline plan included) any free eSIM. The account's eSIM inventory must grow (or choose a plan with another label) before this subscription can be created."},
 		{"401", &client.APIError{Operation: "read plan p", Method: "GET", Path: "/v1/plans/p", StatusCode: 401, Status: "401 Unauthorized", Code: "unauthorized", Message: "bad token"},
 			"The service answered HTTP 401 Unauthorized to GET /v1/plans/p.\nCode: unauthorized\nMessage: bad token\n\nThe API token was refused. " + TokenHelp},
 		{"html page", &client.APIError{Operation: "read plan p", Method: "GET", Path: "/v1/plans/p", StatusCode: 503, Status: "503 Service Unavailable", BodyExcerpt: "<html>down</html>", Attempts: 5},

@@ -69,10 +69,10 @@ func planRefused(planID, fact string) Finding {
 func LabelShort(label string, rank, free int) Finding {
 	return Finding{
 		Summary: fmt.Sprintf("Not enough free eSIMs with label %q", label),
-		Detail: fmt.Sprintf("This subscription is the %s create in this plan whose plan has the label %q, and the account has %d free eSIMs with that label; "+
+		Detail: fmt.Sprintf("This subscription is the %s create in this Terraform plan whose mobile plan has the label %q, and the account has %s with that label; "+
 			"the service gives such a plan no other eSIM. %s Terraform shows this error for each create that does not fit.\n\n"+
 			"Add eSIMs with label %q to the account's inventory, one for each of these errors, or choose a plan with another label for some of these subscriptions, before applying.",
-			ordinal(rank), label, free, applyOutcome(free), label),
+			ordinal(rank), label, freeESIMs(free), applyOutcome(free), label),
 	}
 }
 
@@ -82,11 +82,11 @@ func LabelShort(label string, rank, free int) Finding {
 func TotalShort(rank, unlabelled, free int) Finding {
 	return Finding{
 		Summary: "Not enough free eSIMs",
-		Detail: fmt.Sprintf("This subscription is the %s create in this plan, and the account has %d free eSIMs in all. "+
+		Detail: fmt.Sprintf("This subscription is the %s create in this Terraform plan, and the account has %s in all. "+
 			"%d of these creates are on plans without a label (inline plans have none), which take any free eSIM, but only those the labelled creates leave. "+
 			"%s Terraform shows this error for each create that does not fit.\n\n"+
 			"Add eSIMs (any label) to the account's inventory, one for each of these errors, or create fewer subscriptions in this run, before applying.",
-			ordinal(rank), free, unlabelled, applyOutcome(free)),
+			ordinal(rank), freeESIMs(free), unlabelled, applyOutcome(free)),
 	}
 }
 
@@ -95,11 +95,11 @@ func TotalShort(rank, unlabelled, free int) Finding {
 // creates need: it gives a plan without a label any free eSIM.
 func UnlabelledMayTakeLabelled(label string, needed, free, unlabelled int, attr path.Path) diag.Diagnostic {
 	return diag.NewAttributeWarningDiagnostic(attr, "Subscriptions without a label may take eSIMs that labelled ones need",
-		fmt.Sprintf("This plan creates %d subscriptions on plans with the label %q, which need eSIMs with that label (%d are free), and at least %d on plans without a label (inline plans have none), "+
+		fmt.Sprintf("This Terraform plan creates %s on plans with the label %q, which need eSIMs with that label (%s), and at least %d on plans without a label (inline plans have none), "+
 			"which the service gives any free eSIM, possibly one labelled %q. There are enough free eSIMs for all of them, but only if the service gives the unlabelled subscriptions other eSIMs, "+
 			"and it does not say which one it picks.\n\n"+
-			"To be sure, add %d eSIMs with label %q to the account's inventory, or apply the labelled subscriptions first (for example with -target), then the others.",
-			needed, label, free, unlabelled, label, needed+unlabelled-free, label))
+			"To be sure, add %s with label %q to the account's inventory, or apply the labelled subscriptions first (for example with -target), then the others.",
+			count(needed, "subscription"), label, freeESIMs(free), unlabelled, label, count(needed+unlabelled-free, "eSIM"), label))
 }
 
 // applyOutcome says what applying a plan short of eSIMs would do.
@@ -108,6 +108,17 @@ func applyOutcome(free int) string {
 		return "Applying would fail for each of them with HTTP 412 Precondition Failed (outOfInventory)."
 	}
 	return fmt.Sprintf("Applying would create %d of them and then fail for the rest with HTTP 412 Precondition Failed (outOfInventory), leaving the rollout half done.", free)
+}
+
+// freeESIMs writes "1 free eSIM", "4 free eSIMs".
+func freeESIMs(n int) string { return count(n, "free eSIM") }
+
+// count writes "1 subscription", "2 subscriptions".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // ordinal writes 1st, 2nd, 3rd, 4th, 11th, 21st...

@@ -41,8 +41,8 @@ func TestCLI_preflightShortInventoryOutput(t *testing.T) {
 		t.Errorf("%d invalid-plan errors, want 1:\n%s", n, out)
 	}
 	for _, want := range []string{
-		`This subscription is the 5th create in this plan whose plan has the label "europe", and the account has 4 free eSIMs with that label`,
-		`This subscription is the 6th create in this plan whose plan has the label "europe"`,
+		`This subscription is the 5th create in this Terraform plan whose mobile plan has the label "europe", and the account has 4 free eSIMs with that label`,
+		`This subscription is the 6th create in this Terraform plan whose mobile plan has the label "europe"`,
 		`with mobileplan_subscription.legacy`, `is archived`,
 	} {
 		if !strings.Contains(flat, want) {
