@@ -125,17 +125,28 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 
 	baseURL := valueOrEnv(cfg.BaseURL, EnvBaseURL)
 	token := valueOrEnv(cfg.APIToken, EnvAPIToken)
+	// A bad value from the provider block is shown at its line; one from the
+	// environment has no line to point at (Terraform would print
+	// "on <empty> line 0"), so the error names the variable instead.
+	invalid := func(attr string, inBlock types.String, env, detail string) {
+		summary := "Invalid " + attr
+		if inBlock.ValueString() != "" {
+			resp.Diagnostics.AddAttributeError(path.Root(attr), summary, detail)
+			return
+		}
+		resp.Diagnostics.AddError(summary, "The value comes from the "+env+" environment variable. "+detail)
+	}
 	if baseURL == "" {
 		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Missing base_url", "The provider needs the service's address. "+diagnostics.BaseURLHelp)
 	} else if err := checkBaseURL(baseURL); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid base_url", err.Error()+". "+diagnostics.BaseURLHelp)
+		invalid("base_url", cfg.BaseURL, EnvBaseURL, err.Error()+". "+diagnostics.BaseURLHelp)
 	}
 	if token == "" {
 		resp.Diagnostics.AddAttributeError(path.Root("api_token"), "Missing api_token", "The provider needs an access token. "+diagnostics.TokenHelp)
 	} else if err := client.CheckToken(token); err != nil {
 		// Caught here, it is one clear error instead of five retries
 		// reported as a network failure. The message never shows the token.
-		resp.Diagnostics.AddAttributeError(path.Root("api_token"), "Invalid api_token", capitalize(err.Error())+". "+tokenTrimHelp)
+		invalid("api_token", cfg.APIToken, EnvAPIToken, capitalize(err.Error())+". "+tokenTrimHelp)
 	}
 	mode, diags := preflightMode(cfg.Preflight)
 	resp.Diagnostics.Append(diags...)

@@ -99,9 +99,17 @@ func TestConfigure_tokenWithControlCharacterRefused(t *testing.T) {
 func TestConfigure_environmentRefusedWithoutEcho(t *testing.T) {
 	t.Setenv(EnvAPIToken, "tok_from_env_424242\n")
 	t.Setenv(EnvBaseURL, "https://api.example.com")
-	text := diagText(configureDirectly(t, nil))
-	if !strings.Contains(text, "Invalid api_token") || !strings.Contains(text, "line feed") || !strings.Contains(text, "MOBILEPLAN_API_TOKEN") {
+	diags := configureDirectly(t, nil)
+	text := diagText(diags)
+	if !strings.Contains(text, "Invalid api_token") || !strings.Contains(text, "line feed") || !strings.Contains(text, "comes from the MOBILEPLAN_API_TOKEN environment variable") {
 		t.Errorf("want an api_token error naming the line feed and the variable:\n%s", text)
+	}
+	// No attribute: the value is not in the configuration, and Terraform
+	// would point at "<empty> line 0".
+	for _, d := range diags {
+		if d.Attribute != nil {
+			t.Errorf("%q is attached to %v", d.Summary, d.Attribute)
+		}
 	}
 	if strings.Contains(text, "424242") {
 		t.Errorf("diagnostic shows the token:\n%s", text)
