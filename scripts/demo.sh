@@ -10,7 +10,7 @@ step "Building the provider and the emulator"
 build_binaries
 
 step "Starting the emulator on a free loopback port, with a throwaway token and state"
-start_emulator -state "$work/emulator-state.json"
+start_emulator -state "$work/emulator-state.db"
 echo "emulator at $base_url"
 
 step "Writing a Terraform CLI config that points mobileplan/mobileplan at the fresh build"

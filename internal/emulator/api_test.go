@@ -436,8 +436,10 @@ func TestOpenAPIDocumentServed(t *testing.T) {
 
 func TestNewRejectsBadOptions(t *testing.T) {
 	t.Parallel()
-	if _, err := emulator.New(emulator.Options{}); err == nil {
-		t.Error("New without a token succeeded")
+	for _, token := range []string{"", " ", "\t\n"} {
+		if _, err := emulator.New(emulator.Options{Token: token}); err == nil {
+			t.Errorf("New with token %q succeeded", token)
+		}
 	}
 	for name, ds := range map[string]emulator.Dataset{
 		"bad-iccid":      {Esims: []emulator.Esim{{ICCID: "1234"}}},

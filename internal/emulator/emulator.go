@@ -64,8 +64,10 @@ type Emulator struct {
 
 // New builds an emulator, restoring StatePath when it exists.
 func New(opts Options) (*Emulator, error) {
-	if opts.Token == "" {
-		return nil, errors.New("emulator: a token is required")
+	if strings.TrimSpace(opts.Token) == "" {
+		// A blank token would be one no client can send: the Authorization
+		// header's value is trimmed on the way.
+		return nil, errors.New("emulator: a token is required (not only white space)")
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
