@@ -30,9 +30,6 @@ cp examples/demo/*.tf "$work/demo/"
 step "$tf apply (examples/demo)"
 "$tf" -chdir="$work/demo" apply -auto-approve -input=false
 
-step "The outputs"
-"$tf" -chdir="$work/demo" output
-
 step "$tf plan again: nothing should change"
 expect_no_changes "$work/demo" "demo: the second plan was not empty"
 
