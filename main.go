@@ -26,6 +26,7 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run with support for debuggers like delve")
 	flag.Parse()
 	quietUnlessLogging()
+	tuneGC()
 	if commit != "" {
 		version += "+" + commit
 	}
