@@ -195,10 +195,12 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.Append(diagnostics.APIError("Could not read subscription "+id, err, path.Empty()))
 		return
 	}
-	attrs, diags := newSubscriptionAttrs(sub)
-	resp.Diagnostics.Append(diags...)
-	state.subscriptionAttrs = attrs
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	newState, err := subscriptionState(ctx, sub, state.Plan) // resp.State.Set's value, without its reflection
+	if err != nil {
+		resp.Diagnostics.AddError("Could not store subscription "+id, err.Error())
+		return
+	}
+	resp.State.Raw = newState
 }
 
 // Update is reached only when `plan` is written into state without a change
