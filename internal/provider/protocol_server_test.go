@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -199,4 +201,67 @@ func randomValue(rng *rand.Rand, typ tftypes.Type, unknowns bool) tftypes.Value 
 		return tftypes.NewValue(typ, attrs)
 	}
 	panic("randomValue: no case for " + typ.String())
+}
+
+// The wrapper's validation answers what the framework answers, for valid
+// and invalid configurations, each asked twice, and it does remember the
+// valid ones.
+func TestValidateResourceConfig_sameAsFramework(t *testing.T) {
+	t.Parallel()
+	srv := emulatortest.Start(t, emulator.Options{})
+	framework := newProtoHarness(t, providerserver.NewProtocol6(New("test")())(), srv)
+	served := newProtoHarness(t, NewProtocol6(context.Background(), "test")(), srv)
+	wrapper := served.server.(*protocolServer)
+	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+	num := func(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
+	inline := func(cov string, mbs, days int64) tftypes.Value {
+		return tftypes.NewValue(inlinePlanType, map[string]tftypes.Value{"coverage_id": str(cov), "data_mbs": num(mbs), "period_days": num(days)})
+	}
+	configs := []tftypes.Value{
+		served.object(map[string]tftypes.Value{"plan_id": str("plan_004")}),
+		served.object(map[string]tftypes.Value{"plan": inline("cov-eu", 1024, 30)}),
+		served.object(map[string]tftypes.Value{"plan_id": str("")}),
+		served.object(map[string]tftypes.Value{"plan": inline("", 0, 30)}),
+		served.object(map[string]tftypes.Value{"plan_id": str("plan_004"), "plan": inline("cov-eu", 1024, 30)}),
+		served.object(nil),
+		served.object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)}),
+	}
+	rng := rand.New(rand.NewPCG(15, 5)) //nolint:gosec // test data, reproducible
+	for range 200 {
+		if v := randomValue(rng, served.typ, true); !v.IsNull() && v.IsKnown() {
+			configs = append(configs, v)
+		}
+	}
+	ctx := context.Background()
+	valid := 0
+	for i, config := range configs {
+		want, err := framework.server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionType, Config: framework.dv(t, config)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Diagnostics) == 0 {
+			valid++
+		}
+		dv := served.dv(t, config)
+		for range 2 {
+			got, err := served.server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionType, Config: dv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The framework walks attributes in map order, so its
+			// diagnostics come in any order.
+			if w, g := sortedDiags(want.Diagnostics), sortedDiags(got.Diagnostics); w != g {
+				t.Errorf("config %d:\nframework %s\nwrapper   %s", i, w, g)
+			}
+		}
+	}
+	if valid < 3 || len(wrapper.valid) != valid {
+		t.Errorf("%d configurations valid, %d remembered", valid, len(wrapper.valid))
+	}
+}
+
+func sortedDiags(diags []*tfprotov6.Diagnostic) string {
+	lines := strings.SplitAfter(diagText(diags), "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "")
 }
