@@ -169,10 +169,12 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 		resp.Diagnostics.Append(diagnostics.APIError("Could not create subscription", err, attr))
 		return
 	}
-	attrs, diags := newSubscriptionAttrs(sub)
-	resp.Diagnostics.Append(diags...)
-	plan.subscriptionAttrs = attrs
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	newState, err := subscriptionState(ctx, sub, plan.Plan) // resp.State.Set's value, without its reflection
+	if err != nil {
+		resp.Diagnostics.AddError("Could not store subscription "+sub.ID, err.Error())
+		return
+	}
+	resp.State.Raw = newState
 }
 
 func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
