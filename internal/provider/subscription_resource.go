@@ -178,9 +178,9 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 }
 
 func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state subscriptionResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	state, err := subscriptionStateKept(ctx, req.State.Raw) // the id and plan only: State.Get's reflection cost more
+	if err != nil {
+		resp.Diagnostics.AddError("Could not read the subscription's state", err.Error())
 		return
 	}
 	id := state.ID.ValueString()

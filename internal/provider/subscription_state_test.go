@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
@@ -30,9 +31,9 @@ func TestSubscriptionState_sameAsStateSet(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 4)) //nolint:gosec // test data, reproducible
 	for i := range 500 {
 		sub := randomSubscription(rng)
-		plan := types.ObjectNull(inlinePlanAttrTypes())
+		plan := types.ObjectNull(inlinePlanAttrTypes)
 		if rng.IntN(2) == 0 {
-			plan = types.ObjectValueMust(inlinePlanAttrTypes(), map[string]attr.Value{
+			plan = types.ObjectValueMust(inlinePlanAttrTypes, map[string]attr.Value{
 				"coverage_id": types.StringValue("cov-eu"), "data_mbs": types.Int64Value(rng.Int64()), "period_days": types.Int64Value(30),
 			})
 		}
@@ -57,8 +58,32 @@ func TestSubscriptionState_sameAsStateSet(t *testing.T) {
 	}
 }
 
-func inlinePlanAttrTypes() map[string]attr.Type {
-	return map[string]attr.Type{"coverage_id": types.StringType, "data_mbs": types.Int64Type, "period_days": types.Int64Type}
+// The id and plan Read keeps are what State.Get of the whole model reads,
+// on many states of every shape.
+func TestSubscriptionStateKept_sameAsStateGet(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var schemaResp resource.SchemaResponse
+	(&subscriptionResource{}).Schema(ctx, resource.SchemaRequest{}, &schemaResp)
+	h := &protoHarness{typ: subscriptionStateType}
+	rng := rand.New(rand.NewPCG(15, 6)) //nolint:gosec // test data, reproducible
+	for i := range 500 {
+		raw := randomValue(rng, subscriptionStateType, false)
+		if raw.IsNull() {
+			raw = h.object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "sub_1")})
+		}
+		var want subscriptionResourceModel
+		if diags := (tfsdk.State{Schema: schemaResp.Schema, Raw: raw}).Get(ctx, &want); diags.HasError() {
+			t.Fatal(diags)
+		}
+		got, err := subscriptionStateKept(ctx, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.ID.Equal(want.ID) || !got.Plan.Equal(want.Plan) {
+			t.Fatalf("state %d: id %s plan %s, State.Get: id %s plan %s", i, got.ID, got.Plan, want.ID, want.Plan)
+		}
+	}
 }
 
 func randomSubscription(rng *rand.Rand) *client.Subscription {
