@@ -30,11 +30,11 @@ func TestProtocol6_keepsTheFrameworksOptionalServices(t *testing.T) {
 	}
 	for name, has := range map[string]func(tfprotov6.ProviderServer) bool{
 		"list resources": func(s tfprotov6.ProviderServer) bool {
-			_, ok := s.(tfprotov6.ProviderServerWithListResource)
+			_, ok := s.(tfprotov6.ListResourceServer)
 			return ok
 		},
-		"actions":      func(s tfprotov6.ProviderServer) bool { _, ok := s.(tfprotov6.ProviderServerWithActions); return ok },
-		"state stores": func(s tfprotov6.ProviderServer) bool { _, ok := s.(tfprotov6.ProviderServerWithStateStores); return ok },
+		"actions":      func(s tfprotov6.ProviderServer) bool { _, ok := s.(tfprotov6.ActionServer); return ok },
+		"state stores": func(s tfprotov6.ProviderServer) bool { _, ok := s.(tfprotov6.StateStoreServer); return ok },
 	} {
 		if has(framework) && !has(served) {
 			t.Errorf("the framework's server offers %s and the served one does not", name)
