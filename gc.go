@@ -7,7 +7,7 @@ import (
 
 // The provider's garbage collector settings when the user has set none.
 // Most of what the provider allocates lives for one RPC, and the live heap
-// of a refresh of 1,000 subscriptions stays near 25 MB, so Go's default
+// of a refresh of 500 subscriptions stays between 15 and 25 MB, so Go's default
 // (a collection each time the heap doubles) collected about 40 times per
 // 500-resource plan, a fifth of the provider's CPU time. GOGC=400 lets the
 // heap grow further between collections, and the memory limit caps that
