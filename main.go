@@ -10,7 +10,7 @@ import (
 	"runtime/pprof"
 	"sync"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
 )
@@ -26,6 +26,7 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run with support for debuggers like delve")
 	flag.Parse()
 	quietUnlessLogging()
+	tuneGC()
 	if commit != "" {
 		version += "+" + commit
 	}
@@ -61,10 +62,11 @@ func main() {
 		os.Exit(1)
 	})
 
-	err := providerserver.Serve(lifetime, provider.NewWithLifetime(lifetime, version), providerserver.ServeOpts{
-		Address: "registry.terraform.io/mobileplan/mobileplan",
-		Debug:   debug,
-	})
+	var serveOpts []tf6server.ServeOpt
+	if debug {
+		serveOpts = append(serveOpts, tf6server.WithManagedDebug())
+	}
+	err := tf6server.Serve("registry.terraform.io/mobileplan/mobileplan", provider.NewProtocol6(lifetime, version), serveOpts...)
 	if err != nil {
 		log.Print(err.Error())
 		stopProfile()

@@ -32,11 +32,12 @@ largest=$(tr ' ' '\n' <<<"$sizes" | sort -n | tail -1)
 step "Building"
 build_binaries
 go build -o "$work/floorbin/terraform-provider-floor" ./bench/floorprovider
-# Wrappers that append the provider's peak RSS (KiB) to rss.txt when it
-# exits. Both measured providers run through one, so both pay its exec.
+# Wrappers that append the provider's CPU time (user and system, s) and
+# peak RSS (KiB) to rss.txt when it exits, one line per provider process.
+# Both measured providers run through one, so both pay its exec.
 rss_wrapper() { # rss_wrapper DIR BINARY
   mkdir -p "$work/$1"
-  printf '#!/bin/sh\nexec /usr/bin/time -f %%M -a -o "%s" "%s" "$@"\n' "$work/rss.txt" "$2" >"$work/$1/$(basename "$2")"
+  printf '#!/bin/sh\nexec /usr/bin/time -f "%%U %%S %%M" -a -o "%s" "%s" "$@"\n' "$work/rss.txt" "$2" >"$work/$1/$(basename "$2")"
   chmod +x "$work/$1/$(basename "$2")"
 }
 rss_wrapper rssbin "$work/bin/terraform-provider-mobileplan"
@@ -47,10 +48,11 @@ overrides() { # overrides MOBILEPLAN_DIR FLOOR_DIR
 overrides "$work/rssbin" "$work/rssfloor" >"$work/timed.tfrc"
 overrides "$work/bin" "$work/floorbin" >"$work/bin.tfrc"
 
-# seconds CMD...: wall time of a command, its output discarded.
+# seconds CMD...: wall time of a command, its output discarded; its CPU
+# time and its children's (the providers') go to cpu.txt.
 seconds() {
   local t0=$EPOCHREALTIME
-  "$@" >"$work/last.log" 2>&1 || { cat "$work/last.log" >&2; return 1; }
+  /usr/bin/time -f "%U %S" -o "$work/cpu.txt" "$@" >"$work/last.log" 2>&1 || { cat "$work/last.log" >&2; return 1; }
   awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "–"; else printf "%.2f", a / b }'; }
@@ -64,7 +66,12 @@ mb() { awk -v k="$1" 'BEGIN { if (k == "") print ""; else printf "%.1f", k / 102
 verdict() { awk -v v="$1" -v goal="$2" 'BEGIN { print (v != "" && v <= goal) ? "met" : "missed" }'; }
 # requests METHOD PATH: how many the emulator logged for exactly that path.
 requests() { grep -c " $1 $2 [0-9]" "$emulator_log" || true; }
-peak_rss() { sort -n "$work/rss.txt" | tail -1; }
+peak_rss() { awk '$3 > m { m = $3 } END { if (NR) print m }' "$work/rss.txt"; }
+# CPU seconds the run's provider processes used, and Terraform itself (the
+# run's CPU time less theirs): unlike wall times, these hardly move when
+# other work shares the machine.
+provider_cpu() { awk '{ s += $1 + $2 } END { printf "%.2f\n", s }' "$work/rss.txt"; }
+terraform_cpu() { awk -v p="$(provider_cpu)" '{ printf "%.2f\n", $1 + $2 - p }' "$work/cpu.txt"; }
 
 export TF_CLI_CONFIG_FILE="$work/timed.tfrc"
 # One emulator for every size, emptied before each of our applies.
@@ -94,10 +101,12 @@ round() {
   : >"$work/rss.txt"
   seconds terraform -chdir="$dir" apply -auto-approve -input=false >>"$m.apply"
   echo >>"$m.apply"
-  [ "$sys" = data ] || { peak_rss >>"$m.apply-rss"; : >"$work/rss.txt"; }
+  terraform_cpu >>"$m.apply-tfcpu"
+  [ "$sys" = data ] || { peak_rss >>"$m.apply-rss"; provider_cpu >>"$m.apply-cpu"; : >"$work/rss.txt"; }
   seconds terraform -chdir="$dir" plan -input=false -detailed-exitcode >>"$m.plan"
   echo >>"$m.plan"
-  [ "$sys" = data ] || peak_rss >>"$m.plan-rss"
+  terraform_cpu >>"$m.plan-tfcpu"
+  [ "$sys" = data ] || { peak_rss >>"$m.plan-rss"; provider_cpu >>"$m.plan-cpu"; }
   echo $(($(wc -c <"$dir/terraform.tfstate") / n)) >>"$m.state"
 }
 
@@ -120,10 +129,10 @@ for n in $sizes; do
   fi
   declare -A med=()
   for sys in $systems; do
-    for k in plan apply plan-rss apply-rss state; do
+    for k in plan apply plan-cpu apply-cpu plan-tfcpu apply-tfcpu plan-rss apply-rss state; do
       f="$work/m/$sys.$n.$k"
       [ -f "$f" ] || continue
-      case $k in plan | apply) med[$sys.$k]=$(median "$f" %.2f) ;; *) med[$sys.$k]=$(median "$f" %d) ;; esac
+      case $k in *rss | state) med[$sys.$k]=$(median "$f" %d) ;; *) med[$sys.$k]=$(median "$f" %.2f) ;; esac
     done
   done
   plan_ratio=$(ratio "${med[ours.plan]}" "${med[floor.plan]}")
@@ -133,6 +142,10 @@ for n in $sizes; do
     echo "|---|---|---|---|---|---|"
     row "refreshing plan (s)" "${med[data.plan]}" "${med[floor.plan]}" "${med[ours.plan]}"
     row "apply (s)" "${med[data.apply]}" "${med[floor.apply]}" "${med[ours.apply]}"
+    row "provider CPU, refreshing plan (s)" "" "${med[floor.plan-cpu]}" "${med[ours.plan-cpu]}"
+    row "provider CPU, apply (s)" "" "${med[floor.apply-cpu]}" "${med[ours.apply-cpu]}"
+    row "Terraform's own CPU, refreshing plan (s)" "${med[data.plan-tfcpu]}" "${med[floor.plan-tfcpu]}" "${med[ours.plan-tfcpu]}"
+    row "Terraform's own CPU, apply (s)" "${med[data.apply-tfcpu]}" "${med[floor.apply-tfcpu]}" "${med[ours.apply-tfcpu]}"
     row "provider peak RSS, refreshing plan (MB)" "" "$(mb "${med[floor.plan-rss]}")" "$(mb "${med[ours.plan-rss]}")"
     row "provider peak RSS, apply (MB)" "" "$(mb "${med[floor.apply-rss]}")" "$(mb "${med[ours.apply-rss]}")"
     row "state per resource (B)" "${med[data.state]}" "${med[floor.state]}" "${med[ours.state]}"
@@ -189,7 +202,9 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   echo "Made by \`make bench-results\` (bench/run.sh) on $(date -u +%Y-%m-%d): $(nproc) cores ($cpu), $(free -g | awk '/Mem:/ {print $2}') GiB,"
   echo "$(terraform version | head -1), $(go version | cut -d' ' -f3). Wall times in seconds, medians of $rounds"
   echo "interleaved rounds (each round: terraform_data, plugin floor, ours; an apply from empty state, then a"
-  echo "refreshing plan of it). Peak RSS is the provider process's, as GNU time reports it."
+  echo "refreshing plan of it). Peak RSS and CPU time are the provider processes', as GNU time reports them;"
+  echo "Terraform's own CPU is the run's less its providers'. CPU times hardly change with other load on the"
+  echo "machine, wall times do: load average when this run ended: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
   echo "## mobileplan_subscription against terraform_data and the plugin floor"
   echo

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +14,6 @@ import (
 	"testing"
 
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -25,7 +25,7 @@ import (
 )
 
 var testProviders = map[string]func() (tfprotov6.ProviderServer, error){
-	"mobileplan": providerserver.NewProtocol6WithError(New("test")()),
+	"mobileplan": NewProtocol6WithError(context.Background(), "test"),
 }
 
 // startEmulator gives each test its own service.

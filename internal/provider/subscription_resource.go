@@ -168,17 +168,19 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 		resp.Diagnostics.Append(diagnostics.APIError("Could not create subscription", err, attr))
 		return
 	}
-	attrs, diags := newSubscriptionAttrs(sub)
-	resp.Diagnostics.Append(diags...)
-	plan.subscriptionAttrs = attrs
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(setSubscriptionIdentity(ctx, resp.Identity, plan.ID)...)
+	newState, err := subscriptionState(ctx, sub, plan.Plan) // resp.State.Set's value, without its reflection
+	if err != nil {
+		resp.Diagnostics.AddError("Could not store subscription "+sub.ID, err.Error())
+		return
+	}
+	resp.State.Raw = newState
+	resp.Diagnostics.Append(setSubscriptionIdentity(ctx, resp.Identity, types.StringValue(sub.ID))...)
 }
 
 func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state subscriptionResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	state, err := subscriptionStateKept(ctx, req.State.Raw) // the id and plan only: State.Get's reflection cost more
+	if err != nil {
+		resp.Diagnostics.AddError("Could not read the subscription's state", err.Error())
 		return
 	}
 	// Identity first: a subscription found gone leaves no state, yet the
@@ -199,10 +201,12 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.Append(diagnostics.APIError("Could not read subscription "+id, err, path.Empty()))
 		return
 	}
-	attrs, diags := newSubscriptionAttrs(sub)
-	resp.Diagnostics.Append(diags...)
-	state.subscriptionAttrs = attrs
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	newState, err := subscriptionState(ctx, sub, state.Plan) // resp.State.Set's value, without its reflection
+	if err != nil {
+		resp.Diagnostics.AddError("Could not store subscription "+id, err.Error())
+		return
+	}
+	resp.State.Raw = newState
 }
 
 // Update is reached only when `plan` is written into state without a change

@@ -1,0 +1,84 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+)
+
+// BenchmarkProtocol measures, per subscription, the calls a refreshing plan
+// and an apply make to the provider process, as Terraform makes them but in
+// process: CPU and allocations of the framework and the provider, with the
+// in-process emulator's share in read. Run with -benchmem; these numbers do
+// not depend on the machine's load the way `make bench`'s wall times do.
+func BenchmarkProtocol(b *testing.B) {
+	srv := emulatortest.Start(b, emulator.Options{})
+	sub := createAt(b, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
+	server := NewProtocol6(context.Background(), "bench")()
+	h := newProtoHarness(b, server, srv)
+	framework := newProtoHarness(b, providerserver.NewProtocol6(New("bench")())(), srv).server
+	prior := h.read(b, h.object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, sub.ID)}))
+	config := h.dv(b, h.object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
+	priorDV := h.dv(b, prior)
+	proposedDV := &tfprotov6.DynamicValue{MsgPack: bytes.Clone(priorDV.MsgPack)}
+	createPlan := h.dv(b, h.object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
+	ctx := context.Background()
+	check := func(b *testing.B, diags []*tfprotov6.Diagnostic, err error) {
+		if err != nil || len(diags) > 0 {
+			b.Fatalf("%v %s", err, diagText(diags))
+		}
+	}
+
+	b.Run("validate", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			resp, err := server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionType, Config: config})
+			check(b, resp.Diagnostics, err)
+		}
+	})
+	b.Run("upgrade", func(b *testing.B) {
+		raw := &tfprotov6.RawState{JSON: stateJSON(b, prior)}
+		b.ReportAllocs()
+		for b.Loop() {
+			resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: subscriptionType, RawState: raw})
+			check(b, resp.Diagnostics, err)
+		}
+	})
+	b.Run("read", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			resp, err := server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: subscriptionType, CurrentState: priorDV})
+			check(b, resp.Diagnostics, err)
+		}
+	})
+	for name, server := range map[string]tfprotov6.ProviderServer{"plan_no_change": server, "plan_no_change_framework_only": framework} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType,
+					Config: config, PriorState: priorDV, ProposedNewState: proposedDV})
+				check(b, resp.Diagnostics, err)
+			}
+		})
+	}
+	b.Run("plan_create", func(b *testing.B) {
+		null := h.dv(b, tftypes.NewValue(h.typ, nil))
+		b.ReportAllocs()
+		for b.Loop() {
+			resp, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType,
+				Config: config, PriorState: null, ProposedNewState: createPlan})
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = resp
+		}
+	})
+}

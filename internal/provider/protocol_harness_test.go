@@ -1,0 +1,150 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"math/big"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+)
+
+// protoHarness drives a configured provider through its protocol server, as
+// Terraform does, without the CLI: for the benchmarks of the calls every
+// resource costs, and for tests comparing two servers call by call.
+type protoHarness struct {
+	server tfprotov6.ProviderServer
+	typ    tftypes.Object // mobileplan_subscription's
+}
+
+// newProtoHarness configures server against srv.
+func newProtoHarness(tb testing.TB, server tfprotov6.ProviderServer, srv *emulatortest.Server) *protoHarness {
+	tb.Helper()
+	ctx := context.Background()
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ptyp := schemas.Provider.ValueType().(tftypes.Object)
+	values := map[string]tftypes.Value{}
+	for name, attrType := range ptyp.AttributeTypes {
+		values[name] = tftypes.NewValue(attrType, nil)
+	}
+	values["base_url"] = tftypes.NewValue(tftypes.String, srv.URL)
+	values["api_token"] = tftypes.NewValue(tftypes.String, srv.Token)
+	config := dynamicValue(tb, ptyp, tftypes.NewValue(ptyp, values))
+	configured, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: config, TerraformVersion: "1.11.4"})
+	if err != nil || len(configured.Diagnostics) > 0 {
+		tb.Fatalf("configure: %v %v", err, diagText(configured.Diagnostics))
+	}
+	return &protoHarness{server: server, typ: schemas.ResourceSchemas[subscriptionType].ValueType().(tftypes.Object)}
+}
+
+func dynamicValue(tb testing.TB, typ tftypes.Type, v tftypes.Value) *tfprotov6.DynamicValue {
+	tb.Helper()
+	dv, err := tfprotov6.NewDynamicValue(typ, v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &dv
+}
+
+func (h *protoHarness) dv(tb testing.TB, v tftypes.Value) *tfprotov6.DynamicValue {
+	tb.Helper()
+	return dynamicValue(tb, h.typ, v)
+}
+
+func (h *protoHarness) value(tb testing.TB, dv *tfprotov6.DynamicValue) tftypes.Value {
+	tb.Helper()
+	if dv == nil {
+		return tftypes.NewValue(h.typ, nil)
+	}
+	v, err := dv.Unmarshal(h.typ)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return v
+}
+
+// object is a subscription value with the given attributes set and every
+// other one null.
+func (h *protoHarness) object(attrs map[string]tftypes.Value) tftypes.Value {
+	values := map[string]tftypes.Value{}
+	for name, t := range h.typ.AttributeTypes {
+		values[name] = tftypes.NewValue(t, nil)
+		if v, ok := attrs[name]; ok {
+			values[name] = v
+		}
+	}
+	return tftypes.NewValue(h.typ, values)
+}
+
+// createAt creates a subscription at the service, bypassing Terraform.
+func createAt(tb testing.TB, srv *emulatortest.Server, req client.CreateSubscriptionRequest) *client.Subscription {
+	tb.Helper()
+	c, err := client.New(client.Config{BaseURL: srv.URL, Token: srv.Token})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sub, err := c.CreateSubscription(context.Background(), req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sub
+}
+
+// read is a ReadResource of prior, returning the new state.
+func (h *protoHarness) read(tb testing.TB, prior tftypes.Value) tftypes.Value {
+	tb.Helper()
+	resp, err := h.server.ReadResource(context.Background(), &tfprotov6.ReadResourceRequest{TypeName: subscriptionType, CurrentState: h.dv(tb, prior)})
+	if err != nil || len(resp.Diagnostics) > 0 {
+		tb.Fatalf("read: %v %v", err, diagText(resp.Diagnostics))
+	}
+	return h.value(tb, resp.NewState)
+}
+
+// stateJSON is v as Terraform stores it in a state file, for
+// UpgradeResourceState.
+func stateJSON(tb testing.TB, v tftypes.Value) []byte {
+	tb.Helper()
+	b, err := json.Marshal(plainValue(tb, v))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+func plainValue(tb testing.TB, v tftypes.Value) any {
+	tb.Helper()
+	if v.IsNull() {
+		return nil
+	}
+	switch {
+	case v.Type().Is(tftypes.String):
+		var s string
+		_ = v.As(&s)
+		return s
+	case v.Type().Is(tftypes.Number):
+		var n big.Float
+		_ = v.As(&n)
+		i, _ := n.Int64()
+		return i
+	case v.Type().Is(tftypes.Bool):
+		var b bool
+		_ = v.As(&b)
+		return b
+	}
+	var m map[string]tftypes.Value
+	if err := v.As(&m); err != nil {
+		tb.Fatalf("plainValue: %s: %v", v.Type(), err)
+	}
+	out := map[string]any{}
+	for k, e := range m {
+		out[k] = plainValue(tb, e)
+	}
+	return out
+}

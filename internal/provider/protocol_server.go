@@ -1,0 +1,181 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// NewProtocol6 returns the provider's protocol 6 server, as tf6server.Serve
+// takes it: the framework's, with unchanged plans of mobileplan_subscription
+// answered in front of it (see unchangedPlan).
+func NewProtocol6(lifetime context.Context, version string) func() tfprotov6.ProviderServer {
+	framework := providerserver.NewProtocol6(NewWithLifetime(lifetime, version)())
+	return func() tfprotov6.ProviderServer {
+		s := framework()
+		full, ok := s.(frameworkServer)
+		if !ok {
+			// A framework whose server lacks an optional service: wrapping
+			// it would hide the ones it has, so it is served as it is.
+			return s
+		}
+		return &protocolServer{frameworkServer: full}
+	}
+}
+
+// NewProtocol6WithError is NewProtocol6 as terraform-plugin-testing takes it.
+func NewProtocol6WithError(lifetime context.Context, version string) func() (tfprotov6.ProviderServer, error) {
+	server := NewProtocol6(lifetime, version)
+	return func() (tfprotov6.ProviderServer, error) { return server(), nil }
+}
+
+// frameworkServer is every service the framework's server offers, the
+// optional ones (list resources, actions, state stores) included: the
+// protocol server finds those by type assertion, so a wrapper that embedded
+// only tfprotov6.ProviderServer would hide them.
+type frameworkServer interface {
+	tfprotov6.ProviderServer
+	tfprotov6.ListResourceServer
+	tfprotov6.ActionServer
+	tfprotov6.StateStoreServer
+}
+
+// subscriptionType is the type name of the resource unchangedPlan answers for.
+const subscriptionType = "mobileplan_subscription"
+
+type protocolServer struct {
+	frameworkServer
+
+	identityOnce sync.Once
+	identity     identityInfo // mobileplan_subscription's
+
+	validMu sync.Mutex
+	valid   map[validationKey]struct{} // see ValidateResourceConfig
+}
+
+type validationKey struct {
+	config         string // msgpack
+	writeOnlyAllow bool
+}
+
+// maxValidConfigs bounds the memory of configurations seen valid: a few
+// hundred bytes each.
+const maxValidConfigs = 1024
+
+// ValidateResourceConfig remembers the mobileplan_subscription
+// configurations the framework found valid, and answers a configuration it
+// has seen valid again without it. Terraform validates every instance of a
+// resource, so `count = 500` of the same subscription is 500 identical
+// validations, each an attribute walk, a tenth of the provider's CPU time
+// in a refreshing plan (issue 15). Validation of this resource is a pure
+// function of the configuration: its validators (ExactlyOneOf,
+// LengthAtLeast, AtLeast) read nothing else, so the answer is the same.
+// Only answers without diagnostics are remembered: the framework's are
+// given for anything else.
+func (s *protocolServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	if req.TypeName != subscriptionType || req.Config == nil || len(req.Config.MsgPack) == 0 {
+		return s.frameworkServer.ValidateResourceConfig(ctx, req)
+	}
+	key := validationKey{config: string(req.Config.MsgPack)}
+	if req.ClientCapabilities != nil {
+		key.writeOnlyAllow = req.ClientCapabilities.WriteOnlyAttributesAllowed
+	}
+	s.validMu.Lock()
+	_, seen := s.valid[key]
+	s.validMu.Unlock()
+	if seen {
+		return &tfprotov6.ValidateResourceConfigResponse{}, nil
+	}
+	resp, err := s.frameworkServer.ValidateResourceConfig(ctx, req)
+	if err == nil && resp != nil && len(resp.Diagnostics) == 0 {
+		s.validMu.Lock()
+		if s.valid == nil {
+			s.valid = map[validationKey]struct{}{}
+		}
+		if len(s.valid) < maxValidConfigs {
+			s.valid[key] = struct{}{}
+		}
+		s.validMu.Unlock()
+	}
+	return resp, err
+}
+
+// identityInfo is what the framework needs to know of a resource's identity
+// to plan it.
+type identityInfo struct {
+	known bool // false when the framework could not say
+	has   bool // the resource has an identity schema
+	// null is what the framework plans as identity when Terraform sends
+	// none: nil without an identity schema, a null value of it with one.
+	null *tfprotov6.ResourceIdentityData
+}
+
+func (s *protocolServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	if resp, ok := s.unchangedPlan(ctx, req); ok {
+		return resp, nil
+	}
+	return s.frameworkServer.PlanResourceChange(ctx, req)
+}
+
+// unchangedPlan answers the plan of a mobileplan_subscription whose proposed
+// new state is byte for byte its prior state, the plan of every resource in
+// a refresh-and-plan that finds no change, without the framework. The
+// framework would decode config, prior and proposed state, walk every
+// attribute three times (defaults, write-only attributes, plan modifiers)
+// and encode the result again, which was a third of the provider's CPU
+// time in such a plan, to return what it was given, because for this
+// resource, with prior state equal to the proposed one:
+//   - no attribute has a default or is write-only, so those walks change nothing;
+//   - computed attributes are marked unknown only when the two differ;
+//   - every attribute plan modifier is UseStateForUnknown, which changes a
+//     value only when the plan's is unknown, and then to the state's, the same;
+//   - ModifyPlan (subscription_plan.go) returns at once when they are equal;
+//   - the provider never defers, and sets no private state.
+//
+// TestUnchangedPlan_sameAsFramework compares both answers on many states; a
+// new default, plan modifier or private state use in the resource must keep
+// that test green or be handled here. Anything else goes to the framework.
+func (s *protocolServer) unchangedPlan(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
+	if req.TypeName != subscriptionType || req.PriorState == nil || req.ProposedNewState == nil || len(req.PriorPrivate) > 0 {
+		return nil, false
+	}
+	prior, proposed := req.PriorState.MsgPack, req.ProposedNewState.MsgPack
+	if len(prior) == 0 || isMsgPackNil(prior) || !bytes.Equal(prior, proposed) {
+		return nil, false
+	}
+	s.identityOnce.Do(func() { s.identity = s.identityOf(ctx, subscriptionType) })
+	identity := req.PriorIdentity
+	switch {
+	case !s.identity.known, identity != nil && !s.identity.has:
+		// The second: the framework reports an identity for a resource
+		// without one as an error; let it.
+		return nil, false
+	case identity == nil:
+		identity = s.identity.null
+	}
+	return &tfprotov6.PlanResourceChangeResponse{PlannedState: req.PriorState, PlannedIdentity: identity}, true
+}
+
+// isMsgPackNil: a null object is msgpack's nil, one byte.
+func isMsgPackNil(b []byte) bool { return len(b) == 1 && b[0] == 0xc0 }
+
+func (s *protocolServer) identityOf(ctx context.Context, typeName string) identityInfo {
+	resp, err := s.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
+	if err != nil || resp == nil || len(resp.Diagnostics) > 0 {
+		return identityInfo{}
+	}
+	schema, ok := resp.IdentitySchemas[typeName]
+	if !ok || schema == nil {
+		return identityInfo{known: true}
+	}
+	typ := schema.ValueType()
+	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, nil))
+	if err != nil {
+		return identityInfo{}
+	}
+	return identityInfo{known: true, has: true, null: &tfprotov6.ResourceIdentityData{IdentityData: &dv}}
+}

@@ -1,0 +1,267 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+)
+
+// The wrapper must not hide the framework's optional services (list
+// resources, actions, state stores), which tf6server finds by type assertion.
+func TestProtocol6_keepsTheFrameworksOptionalServices(t *testing.T) {
+	t.Parallel()
+	framework := providerserver.NewProtocol6(New("test")())()
+	served := NewProtocol6(context.Background(), "test")()
+	if _, ok := served.(*protocolServer); !ok {
+		t.Fatalf("served %T, want the wrapper: the fast path is off", served)
+	}
+	for name, has := range map[string]func(tfprotov6.ProviderServer) bool{
+		"list resources": func(s tfprotov6.ProviderServer) bool {
+			_, ok := s.(tfprotov6.ListResourceServer)
+			return ok
+		},
+		"actions":      func(s tfprotov6.ProviderServer) bool { _, ok := s.(tfprotov6.ActionServer); return ok },
+		"state stores": func(s tfprotov6.ProviderServer) bool { _, ok := s.(tfprotov6.StateStoreServer); return ok },
+	} {
+		if has(framework) && !has(served) {
+			t.Errorf("the framework's server offers %s and the served one does not", name)
+		}
+	}
+}
+
+// TestUnchangedPlan_sameAsFramework is the proof of unchangedPlan: on many
+// subscriptions, real ones read from the service and random ones of every
+// shape the schema allows, with configurations of every kind, a plan whose
+// proposed state equals the prior state gets from the wrapper exactly what
+// the framework alone answers, and the wrapper does answer it itself.
+func TestUnchangedPlan_sameAsFramework(t *testing.T) {
+	t.Parallel()
+	srv := emulatortest.Start(t, emulator.Options{})
+	framework := newProtoHarness(t, providerserver.NewProtocol6(New("test")())(), srv)
+	served := newProtoHarness(t, NewProtocol6(context.Background(), "test")(), srv)
+	wrapper := served.server.(*protocolServer)
+
+	var states []tftypes.Value
+	for _, req := range []client.CreateSubscriptionRequest{
+		{PlanID: "plan_001"}, {PlanID: "plan_004"},
+		{Plan: &client.InlinePlan{CoverageID: "cov-eu", DataMBs: 2048, PeriodDays: 30}},
+	} {
+		sub := createAt(t, srv, req)
+		state := served.read(t, served.object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, sub.ID)}))
+		states = append(states, state)
+	}
+	rng := rand.New(rand.NewPCG(15, 2)) //nolint:gosec // test data, reproducible
+	for len(states) < 300 {
+		if v := randomValue(rng, served.typ, false); !v.IsNull() {
+			states = append(states, v)
+		}
+	}
+
+	ctx := context.Background()
+	for i, state := range states {
+		configs := []tftypes.Value{
+			configOf(served, state),
+			randomValue(rng, served.typ, true),
+			served.object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)}),
+		}
+		for j, config := range configs {
+			t.Run(fmt.Sprintf("state %d config %d", i, j), func(t *testing.T) {
+				// Terraform encodes both states with cty, which orders map
+				// keys; tftypes does not, so the test encodes once.
+				req := func(h *protoHarness) *tfprotov6.PlanResourceChangeRequest {
+					prior := h.dv(t, state)
+					return &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType, Config: h.dv(t, config),
+						PriorState: prior, ProposedNewState: &tfprotov6.DynamicValue{MsgPack: bytes.Clone(prior.MsgPack)}}
+				}
+				want, err := framework.server.PlanResourceChange(ctx, req(framework))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := wrapper.unchangedPlan(ctx, req(served)); !ok {
+					t.Fatal("the wrapper left an unchanged plan to the framework")
+				}
+				got, err := served.server.PlanResourceChange(ctx, req(served))
+				if err != nil {
+					t.Fatal(err)
+				}
+				comparePlans(t, framework, want, got)
+			})
+		}
+	}
+}
+
+// Plans that change something, create or destroy are the framework's.
+func TestUnchangedPlan_leavesEveryOtherPlanToTheFramework(t *testing.T) {
+	t.Parallel()
+	srv := emulatortest.Start(t, emulator.Options{})
+	h := newProtoHarness(t, NewProtocol6(context.Background(), "test")(), srv)
+	wrapper := h.server.(*protocolServer)
+	rng := rand.New(rand.NewPCG(15, 3)) //nolint:gosec // test data, reproducible
+	state := h.object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "sub_1")})
+	_ = rng
+	other := h.object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_other")})
+	null := tftypes.NewValue(h.typ, nil)
+	for name, c := range map[string]struct {
+		prior, proposed tftypes.Value
+		private         []byte
+	}{
+		"change":              {prior: state, proposed: other},
+		"create":              {prior: null, proposed: other},
+		"destroy":             {prior: state, proposed: null},
+		"null both":           {prior: null, proposed: null},
+		"with private state":  {prior: state, proposed: state, private: []byte(`{"k":"dg=="}`)},
+		"another type's plan": {prior: state, proposed: state},
+	} {
+		req := &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType, Config: h.dv(t, other),
+			PriorState: h.dv(t, c.prior), ProposedNewState: h.dv(t, c.proposed), PriorPrivate: c.private}
+		if name == "another type's plan" {
+			req.TypeName = "mobileplan_other"
+		}
+		if _, ok := wrapper.unchangedPlan(context.Background(), req); ok {
+			t.Errorf("%s: answered by the wrapper", name)
+		}
+	}
+}
+
+func comparePlans(t *testing.T, h *protoHarness, want, got *tfprotov6.PlanResourceChangeResponse) {
+	t.Helper()
+	if w, g := h.value(t, want.PlannedState), h.value(t, got.PlannedState); !w.Equal(g) {
+		t.Errorf("planned state:\nframework %s\nwrapper   %s", w, g)
+	}
+	if diagText(want.Diagnostics) != diagText(got.Diagnostics) {
+		t.Errorf("diagnostics:\nframework %s\nwrapper   %s", diagText(want.Diagnostics), diagText(got.Diagnostics))
+	}
+	if len(want.RequiresReplace) != 0 || len(got.RequiresReplace) != 0 {
+		t.Errorf("requires replace: framework %v, wrapper %v", want.RequiresReplace, got.RequiresReplace)
+	}
+	if len(want.PlannedPrivate) != len(got.PlannedPrivate) {
+		t.Errorf("private: framework %q, wrapper %q", want.PlannedPrivate, got.PlannedPrivate)
+	}
+	if !reflect.DeepEqual(want.PlannedIdentity, got.PlannedIdentity) || !reflect.DeepEqual(want.Deferred, got.Deferred) {
+		t.Errorf("identity or deferral: framework %v %v, wrapper %v %v", want.PlannedIdentity, want.Deferred, got.PlannedIdentity, got.Deferred)
+	}
+}
+
+// configOf is the configuration Terraform would hold for state: the inputs
+// kept, every computed-only attribute null.
+func configOf(h *protoHarness, state tftypes.Value) tftypes.Value {
+	var attrs map[string]tftypes.Value
+	if err := state.As(&attrs); err != nil || attrs == nil {
+		return h.object(nil)
+	}
+	in := map[string]tftypes.Value{"plan": attrs["plan"]}
+	if attrs["plan"].IsNull() {
+		in["plan_id"] = attrs["plan_id"]
+	}
+	return h.object(in)
+}
+
+// randomValue is a value of typ: null at any level, with maps of 0 to 3
+// elements; with unknowns too when unknowns is set (a configuration).
+func randomValue(rng *rand.Rand, typ tftypes.Type, unknowns bool) tftypes.Value {
+	switch r := rng.IntN(10); {
+	case r == 0:
+		return tftypes.NewValue(typ, nil)
+	case r == 1 && unknowns:
+		return tftypes.NewValue(typ, tftypes.UnknownValue)
+	}
+	switch {
+	case typ.Is(tftypes.String):
+		return tftypes.NewValue(typ, fmt.Sprintf("s%d", rng.IntN(5)))
+	case typ.Is(tftypes.Number):
+		return tftypes.NewValue(typ, rng.Int64N(1<<40))
+	case typ.Is(tftypes.Bool):
+		return tftypes.NewValue(typ, rng.IntN(2) == 0)
+	case typ.Is(tftypes.Map{}):
+		m := typ.(tftypes.Map)
+		elems := map[string]tftypes.Value{}
+		for i := range rng.IntN(4) {
+			elems[fmt.Sprintf("k%d", i)] = randomValue(rng, m.ElementType, unknowns)
+		}
+		return tftypes.NewValue(typ, elems)
+	case typ.Is(tftypes.Object{}):
+		o := typ.(tftypes.Object)
+		attrs := map[string]tftypes.Value{}
+		for name, t := range o.AttributeTypes {
+			attrs[name] = randomValue(rng, t, unknowns)
+		}
+		return tftypes.NewValue(typ, attrs)
+	}
+	panic("randomValue: no case for " + typ.String())
+}
+
+// The wrapper's validation answers what the framework answers, for valid
+// and invalid configurations, each asked twice, and it does remember the
+// valid ones.
+func TestValidateResourceConfig_sameAsFramework(t *testing.T) {
+	t.Parallel()
+	srv := emulatortest.Start(t, emulator.Options{})
+	framework := newProtoHarness(t, providerserver.NewProtocol6(New("test")())(), srv)
+	served := newProtoHarness(t, NewProtocol6(context.Background(), "test")(), srv)
+	wrapper := served.server.(*protocolServer)
+	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+	num := func(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
+	inline := func(cov string, mbs, days int64) tftypes.Value {
+		return tftypes.NewValue(inlinePlanType, map[string]tftypes.Value{"coverage_id": str(cov), "data_mbs": num(mbs), "period_days": num(days)})
+	}
+	configs := []tftypes.Value{
+		served.object(map[string]tftypes.Value{"plan_id": str("plan_004")}),
+		served.object(map[string]tftypes.Value{"plan": inline("cov-eu", 1024, 30)}),
+		served.object(map[string]tftypes.Value{"plan_id": str("")}),
+		served.object(map[string]tftypes.Value{"plan": inline("", 0, 30)}),
+		served.object(map[string]tftypes.Value{"plan_id": str("plan_004"), "plan": inline("cov-eu", 1024, 30)}),
+		served.object(nil),
+		served.object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)}),
+	}
+	rng := rand.New(rand.NewPCG(15, 5)) //nolint:gosec // test data, reproducible
+	for range 200 {
+		if v := randomValue(rng, served.typ, true); !v.IsNull() && v.IsKnown() {
+			configs = append(configs, v)
+		}
+	}
+	ctx := context.Background()
+	valid := 0
+	for i, config := range configs {
+		want, err := framework.server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionType, Config: framework.dv(t, config)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Diagnostics) == 0 {
+			valid++
+		}
+		dv := served.dv(t, config)
+		for range 2 {
+			got, err := served.server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionType, Config: dv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The framework walks attributes in map order, so its
+			// diagnostics come in any order.
+			if w, g := sortedDiags(want.Diagnostics), sortedDiags(got.Diagnostics); w != g {
+				t.Errorf("config %d:\nframework %s\nwrapper   %s", i, w, g)
+			}
+		}
+	}
+	if valid < 3 || len(wrapper.valid) != valid {
+		t.Errorf("%d configurations valid, %d remembered", valid, len(wrapper.valid))
+	}
+}
+
+func sortedDiags(diags []*tfprotov6.Diagnostic) string {
+	lines := strings.SplitAfter(diagText(diags), "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "")
+}
