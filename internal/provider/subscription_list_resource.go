@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	lschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
@@ -124,12 +123,6 @@ func subscriptionListResult(ctx context.Context, req list.ListRequest, sub *clie
 	model := subscriptionResourceModel{subscriptionAttrs: attrs, Plan: types.ObjectNull(inlinePlanAttrTypes)}
 	result.Diagnostics.Append(result.Resource.Set(ctx, &model)...)
 	return result
-}
-
-var inlinePlanAttrTypes = map[string]attr.Type{
-	"coverage_id": types.StringType,
-	"data_mbs":    types.Int64Type,
-	"period_days": types.Int64Type,
 }
 
 // subscriptionDisplayName is what `terraform query` prints for a result:
