@@ -189,8 +189,8 @@ if [ -n "$persist_pattern" ]; then
   [ ${#persist_rows[@]} -gt 0 ] || persist_rows=("| no benchmark matched \`$persist_pattern\` in internal/emulator | – |")
 else
   persist_rows=(
-    "| creates/s at 100k subscriptions, 10 clients | TODO: set BENCH_PERSIST_PATTERN (bench/run.sh) |"
-    "| restart with 100k subscriptions (s) | TODO: set BENCH_PERSIST_PATTERN (bench/run.sh) |"
+    "| creates/s at 100k subscriptions, 10 clients | not measured: BENCH_PERSIST_PATTERN is empty |"
+    "| restart with 100k subscriptions (s) | not measured: BENCH_PERSIST_PATTERN is empty |"
   )
 fi
 
