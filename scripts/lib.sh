@@ -1,4 +1,4 @@
-# Shared by the scripts and bench/run.sh: build the binaries, start an
+# Shared by the scripts and tools/bench/run.sh: build the binaries, start an
 # emulator on a free loopback port, and stop it on exit, failure or Ctrl-C.
 # Callers source this file and call begin_script first, which sets work (a
 # temp dir). After start_emulator: base_url, token, emulator_log (its

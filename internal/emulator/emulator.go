@@ -7,7 +7,6 @@ package emulator
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -19,13 +18,13 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/api"
 )
 
-//go:embed openapi.yaml
-var openAPIDocument []byte
-
-// OpenAPIDocument is the OpenAPI 3 description of the /v1 API.
-func OpenAPIDocument() []byte { return openAPIDocument }
+// OpenAPIDocument is the OpenAPI 3 description of the /v1 API, served at
+// /openapi.yaml.
+func OpenAPIDocument() []byte { return api.OpenAPIDocument() }
 
 // Options configure an emulator.
 type Options struct {
@@ -146,7 +145,7 @@ func (e *Emulator) routes() {
 	})
 	mux.HandleFunc("GET /openapi.yaml", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/yaml")
-		_, _ = w.Write(openAPIDocument)
+		_, _ = w.Write(OpenAPIDocument())
 	})
 	e.controlRoutes(mux)
 	e.mux = mux

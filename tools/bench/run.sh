@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # make bench, Terraform level: what the provider costs next to two anchors,
 # Terraform's built-in terraform_data (no plugin at all) and the plugin floor
-# (bench/floorprovider: a framework provider that does nothing), measured in
+# (tools/bench/floorprovider: a framework provider that does nothing), measured in
 # interleaved rounds, medians reported; list reads against ceil(N/25)
 # requests, peak memory reading 10,000 eSIMs, start-up to a served schema,
 # a CPU profile of a refreshing plan, and the emulator's persistence figures.
-# Prints the results; writes them to bench/RESULTS.md only when asked
+# Prints the results; writes them to tools/bench/RESULTS.md only when asked
 # (make bench-results, or BENCH_OUT=FILE).
 #
 # Knobs: BENCH_SIZES (default "500 1000"), BENCH_ROUNDS (default 5),
@@ -16,7 +16,7 @@ set -euo pipefail
 begin_script bench
 export TF_IN_AUTOMATION=1
 need go terraform awk free nproc
-[ -x /usr/bin/time ] || { echo "bench/run.sh needs GNU time at /usr/bin/time (Debian package: time) to measure peak memory" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "tools/bench/run.sh needs GNU time at /usr/bin/time (Debian package: time) to measure peak memory" >&2; exit 1; }
 sizes=${BENCH_SIZES:-"500 1000"}
 rounds=${BENCH_ROUNDS:-5}
 list_size=${BENCH_LIST_SIZE:-10000}
@@ -30,7 +30,7 @@ largest=$(tr ' ' '\n' <<<"$sizes" | sort -n | tail -1)
 
 step "Building"
 build_binaries
-go build -o "$work/floorbin/terraform-provider-floor" ./bench/floorprovider
+go build -o "$work/floorbin/terraform-provider-floor" ./tools/bench/floorprovider
 # Wrappers that append the provider's CPU time (user and system, s) and
 # peak RSS (KiB) to rss.txt when it exits, one line per provider process.
 # Both measured providers run through one, so both pay its exec.
@@ -174,7 +174,7 @@ peak_mb=$(mb "$(peak_rss)")
 stop_emulator
 
 step "Provider start-up to a served schema"
-startup=$(go run ./bench/startup -provider "$work/bin/terraform-provider-mobileplan" -n 20)
+startup=$(go run ./tools/bench/startup -provider "$work/bin/terraform-provider-mobileplan" -n 20)
 schema_ms=$(sed -n 's/.*schema_ms=\([0-9.]*\).*/\1/p' <<<"$startup")
 
 persist_rows=()
@@ -198,7 +198,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
 {
   echo "# Benchmark results"
   echo
-  echo "Made by \`make bench-results\` (bench/run.sh) on $(date -u +%Y-%m-%d): $(nproc) cores ($cpu), $(free -g | awk '/Mem:/ {print $2}') GiB,"
+  echo "Made by \`make bench-results\` (tools/bench/run.sh) on $(date -u +%Y-%m-%d): $(nproc) cores ($cpu), $(free -g | awk '/Mem:/ {print $2}') GiB,"
   echo "$(terraform version | head -1), $(go version | cut -d' ' -f3). Wall times in seconds, medians of $rounds"
   echo "interleaved rounds (each round: terraform_data, plugin floor, ours; an apply from empty state, then a"
   echo "refreshing plan of it). Peak RSS and CPU time are the provider processes', as GNU time reports them;"
@@ -207,7 +207,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   echo
   echo "## mobileplan_subscription against terraform_data and the plugin floor"
   echo
-  echo "terraform_data is built into Terraform: no plugin, no RPC. The plugin floor (bench/floorprovider) is a"
+  echo "terraform_data is built into Terraform: no plugin, no RPC. The plugin floor (tools/bench/floorprovider) is a"
   echo "provider on the same plugin framework that does nothing: one resource with an id and a triggers map, like"
   echo "null_resource, no network, SDK loggers off as ours are. The gap to the floor is ours to close."
   for t in "${tables[@]}"; do
@@ -241,8 +241,8 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   echo '```'
   grep -E 'terraform-provider-mobileplan/internal/(provider|client)\.' "$work/pprof-cum.txt" | head -8 || true
   echo '```'
-  [ -f bench/ANALYSIS.md ] && { echo; cat bench/ANALYSIS.md; }
+  [ -f tools/bench/ANALYSIS.md ] && { echo; cat tools/bench/ANALYSIS.md; }
 } >"$out"
 step "Results"
 cat "$out"
-[ -n "${BENCH_OUT:-}" ] && echo "(written to $out)" || echo "(not saved: make bench-results writes them to bench/RESULTS.md)"
+[ -n "${BENCH_OUT:-}" ] && echo "(written to $out)" || echo "(not saved: make bench-results writes them to tools/bench/RESULTS.md)"
