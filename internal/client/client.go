@@ -14,7 +14,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -80,12 +79,9 @@ type Client struct {
 
 // New checks cfg and builds a Client.
 func New(cfg Config) (*Client, error) {
-	base, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/"))
-	if err != nil || base.Host == "" || (base.Scheme != "https" && base.Scheme != "http") {
-		return nil, fmt.Errorf("base URL %q is not an absolute http(s) URL", RedactURL(cfg.BaseURL))
-	}
-	if base.User != nil {
-		return nil, fmt.Errorf("base URL %q carries credentials; give the token as the API token instead", RedactURL(cfg.BaseURL))
+	base, err := ParseBaseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("base URL %w", err)
 	}
 	if err := CheckToken(cfg.Token); err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package client
 
 import (
 	"fmt"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -33,21 +32,4 @@ func describeRune(r rune) string {
 		return fmt.Sprintf("%s (U+%04X)", n, r)
 	}
 	return fmt.Sprintf("U+%04X", r)
-}
-
-// RedactURL returns raw with its user information (user:password@)
-// replaced by REDACTED, also when raw does not parse as a URL, so that an
-// error can quote what was written without the credential. Everything up
-// to the last '@' goes: in a URL that does not parse, nothing else tells
-// where the password ends.
-func RedactURL(raw string) string {
-	prefix, rest := "", raw
-	if i := strings.Index(raw, "://"); i >= 0 {
-		prefix, rest = raw[:i+3], raw[i+3:]
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return raw
-	}
-	return prefix + "REDACTED@" + rest[at+1:]
 }

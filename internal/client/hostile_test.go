@@ -267,25 +267,6 @@ func TestNewRefusesTokenWithControlCharacter(t *testing.T) {
 	}
 }
 
-func TestNewNeverEchoesCredentialsInBaseURL(t *testing.T) {
-	t.Parallel()
-	for _, raw := range []string{
-		"https://user:pa55word@api.example.com",
-		"https://user:pa55word@api.example.com:badport",
-		"ftp://user:pa55word@api.example.com",
-		"https://user:pa55word@[::1",
-	} {
-		_, err := New(Config{BaseURL: raw, Token: "t"})
-		if err == nil {
-			t.Errorf("New(%q) succeeded", raw)
-			continue
-		}
-		if strings.Contains(err.Error(), "pa55word") {
-			t.Errorf("New(%q): error text shows the password: %q", raw, err)
-		}
-	}
-}
-
 // The provider's lifetime ends every call, a retry waiting out its backoff
 // included, and nothing more is sent.
 func TestLifetimeEndsCallsAndPendingRetries(t *testing.T) {

@@ -138,7 +138,7 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	if baseURL == "" {
 		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Missing base_url", "The provider needs the service's address. "+diagnostics.BaseURLHelp)
-	} else if err := checkBaseURL(baseURL); err != nil {
+	} else if _, err := client.ParseBaseURL(baseURL); err != nil {
 		invalid("base_url", cfg.BaseURL, EnvBaseURL, err.Error()+". "+diagnostics.BaseURLHelp)
 	}
 	if token == "" {

@@ -4,8 +4,18 @@ import (
 	"context"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
+
+// notEmpty guards data source keys and filters: an empty key would ask the
+// service for the list's own path, and an empty filter would silently
+// match nothing. Both are refused when the configuration is validated.
+func notEmpty() []validator.String {
+	return []validator.String{stringvalidator.LengthAtLeast(1)}
+}
 
 // baseURLValidator rejects an unusable or clear-text base_url at plan time,
 // when it is written in the configuration. Configure checks the environment
@@ -22,7 +32,7 @@ func (baseURLValidator) ValidateString(_ context.Context, req validator.StringRe
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() || req.ConfigValue.ValueString() == "" {
 		return // unset: the environment variable applies
 	}
-	if err := checkBaseURL(req.ConfigValue.ValueString()); err != nil {
+	if _, err := client.ParseBaseURL(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid base_url", err.Error())
 	}
 }
