@@ -189,16 +189,17 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 		// body net/http has already closed.
 		resp.Body.Close()
 	}
+	call := Call{Operation: op, Method: method, Path: path}
 	var redirect *RedirectError
 	if errors.As(err, &redirect) {
 		// An answer, not an ambiguous failure: the service did not act on
 		// a request it redirected.
 		r := *redirect
-		r.Operation, r.Method, r.Path = op, method, path
+		r.Call = call
 		return &r
 	}
 	if err != nil {
-		reqErr := &RequestError{Operation: op, Method: method, Path: path, Attempts: attempts, Err: err}
+		reqErr := &RequestError{Call: call, Attempts: attempts, Err: err}
 		if isTimeout(err) && ctx.Err() == nil {
 			reqErr.Timeout = c.timeout
 		}
@@ -213,7 +214,7 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		apiErr := decodeAPIError(resp.StatusCode, resp.Header, hideSecret(raw, c.token))
 		apiErr.hideSecret(c.token)
-		apiErr.Operation, apiErr.Method, apiErr.Path, apiErr.Attempts = op, method, path, attempts
+		apiErr.Call, apiErr.Attempts = call, attempts
 		if method == http.MethodPost && resp.StatusCode >= 500 {
 			return &UncertainCreateError{Err: apiErr}
 		}
@@ -229,7 +230,7 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 		decodeErr = json.Unmarshal(raw, out)
 	}
 	if decodeErr != nil {
-		err := &DecodeError{Operation: op, Method: method, Path: path, StatusCode: resp.StatusCode, Err: decodeErr, BodyExcerpt: excerpt(hideSecret(raw, c.token))}
+		err := &DecodeError{Call: call, StatusCode: resp.StatusCode, Err: decodeErr, BodyExcerpt: excerpt(hideSecret(raw, c.token))}
 		if method == http.MethodPost {
 			return &UncertainCreateError{Err: err}
 		}
@@ -263,7 +264,7 @@ func (c *Client) CreateSubscription(ctx context.Context, req CreateSubscriptionR
 	if sub.ID == "" {
 		// Success without an id: something was probably created, and
 		// Terraform could not track it.
-		return nil, &UncertainCreateError{Err: &DecodeError{Operation: op, Method: http.MethodPost, Path: path,
+		return nil, &UncertainCreateError{Err: &DecodeError{Call: Call{Operation: op, Method: http.MethodPost, Path: path},
 			StatusCode: http.StatusOK, Err: errors.New("the answer has no subscription id")}}
 	}
 	return &sub, nil
@@ -292,7 +293,7 @@ func get[T any](ctx context.Context, c *Client, op, path string, key func(*T) st
 		return nil, err
 	}
 	if key(&out) == "" {
-		return nil, &DecodeError{Operation: op, Method: http.MethodGet, Path: path, StatusCode: http.StatusOK, Err: errors.New("the answer has no id")}
+		return nil, &DecodeError{Call: Call{Operation: op, Method: http.MethodGet, Path: path}, StatusCode: http.StatusOK, Err: errors.New("the answer has no id")}
 	}
 	return &out, nil
 }

@@ -28,11 +28,20 @@ type ErrorDetail struct {
 	Suggestion string `json:"suggestion,omitempty"`
 }
 
+// Call names the request an error is about: what was being done, and the
+// HTTP method and path that did it.
+type Call struct {
+	Operation string // e.g. "create subscription"
+	Method    string
+	Path      string
+}
+
+// String is the call as every error text starts: `create subscription (POST /v1/subscriptions)`.
+func (c Call) String() string { return fmt.Sprintf("%s (%s %s)", c.Operation, c.Method, c.Path) }
+
 // APIError is any answer of the service other than success.
 type APIError struct {
-	Operation  string // what was being done, e.g. "create subscription"
-	Method     string
-	Path       string
+	Call
 	StatusCode int
 	Status     string // e.g. "412 Precondition Failed"
 
@@ -56,7 +65,7 @@ type APIError struct {
 // internal/diagnostics to show.
 func (e *APIError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s %s): HTTP %s", e.Operation, e.Method, e.Path, e.Status)
+	fmt.Fprintf(&b, "%s: HTTP %s", e.Call, e.Status)
 	if e.Code != "" {
 		fmt.Fprintf(&b, ", code %s", e.Code)
 	}
@@ -137,17 +146,15 @@ func (e *UncertainCreateError) Unwrap() error { return e.Err }
 // RequestError is a request that got no answer from the service at all, even
 // after retries.
 type RequestError struct {
-	Operation string
-	Method    string
-	Path      string
-	Attempts  int
-	Err       error
+	Call
+	Attempts int
+	Err      error
 	// Timeout is the per-attempt limit, set when the last attempt ran out of it.
 	Timeout time.Duration
 }
 
 func (e *RequestError) Error() string {
-	s := fmt.Sprintf("%s (%s %s): no answer from the service", e.Operation, e.Method, e.Path)
+	s := fmt.Sprintf("%s: no answer from the service", e.Call)
 	if e.Attempts > 1 {
 		s += fmt.Sprintf(" after %d attempts", e.Attempts)
 	}
@@ -161,16 +168,14 @@ func (e *RequestError) Unwrap() error { return e.Err }
 
 // DecodeError is a success answer whose body is not what the operation returns.
 type DecodeError struct {
-	Operation   string
-	Method      string
-	Path        string
+	Call
 	StatusCode  int
 	Err         error
 	BodyExcerpt string
 }
 
 func (e *DecodeError) Error() string {
-	return fmt.Sprintf("%s (%s %s): HTTP %d, but the answer could not be read: %v; it began %q", e.Operation, e.Method, e.Path, e.StatusCode, e.Err, e.BodyExcerpt)
+	return fmt.Sprintf("%s: HTTP %d, but the answer could not be read: %v; it began %q", e.Call, e.StatusCode, e.Err, e.BodyExcerpt)
 }
 
 func (e *DecodeError) Unwrap() error { return e.Err }
@@ -275,18 +280,16 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 // URL's. It is not followed: the API token is for that one origin, and
 // following would also let https fall back to http.
 type RedirectError struct {
-	Operation string
-	Method    string
-	Path      string
-	Status    int    // the redirect's HTTP status
-	Target    string // scheme://host:port of the Location, never its path or query
-	Origin    string // scheme://host:port of the base URL
+	Call
+	Status int    // the redirect's HTTP status
+	Target string // scheme://host:port of the Location, never its path or query
+	Origin string // scheme://host:port of the base URL
 }
 
 func (e *RedirectError) Error() string {
 	s := fmt.Sprintf("the service answered HTTP %d, a redirect to %s", e.Status, e.Target)
 	if e.Operation != "" {
-		s = fmt.Sprintf("%s (%s %s): %s", e.Operation, e.Method, e.Path, s)
+		s = fmt.Sprintf("%s: %s", e.Call, s)
 	}
 	return s + ", another origin than the base URL's " + e.Origin
 }

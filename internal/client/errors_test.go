@@ -312,8 +312,8 @@ func TestErrorsUnwrap(t *testing.T) {
 	t.Parallel()
 	base := errors.New("base")
 	for _, err := range []error{
-		&RequestError{Operation: "op", Method: "GET", Path: "/p", Attempts: 1, Err: base},
-		&DecodeError{Operation: "op", Err: base},
+		&RequestError{Call: Call{Operation: "op", Method: "GET", Path: "/p"}, Attempts: 1, Err: base},
+		&DecodeError{Call: Call{Operation: "op"}, Err: base},
 		&PageError{Operation: "op", Page: 2, Err: base},
 		&UncertainCreateError{Err: &RequestError{Err: base}},
 	} {

@@ -13,26 +13,26 @@ import (
 // leave every one of them as it is.
 func TestDetailTexts(t *testing.T) {
 	t.Parallel()
-	api502 := &client.APIError{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions", StatusCode: 502, Status: "502 Bad Gateway", Attempts: 1}
-	reqTimeout := &client.RequestError{Operation: "read plan plan_001", Method: "GET", Path: "/v1/plans/plan_001", Attempts: 3, Timeout: 100 * time.Millisecond, Err: errors.New("context deadline exceeded")}
-	reqOnce := &client.RequestError{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions", Attempts: 1, Timeout: 30 * time.Second, Err: io.ErrUnexpectedEOF}
-	reqRefused := &client.RequestError{Operation: "list plans", Method: "GET", Path: "/v1/plans", Attempts: 5, Err: errors.New("connection refused")}
-	decode := &client.DecodeError{Operation: "read plan plan_001", Method: "GET", Path: "/v1/plans/plan_001", StatusCode: 200, Err: errors.New("unexpected end of JSON input"), BodyExcerpt: `{"id":"sub_trunc`}
+	api502 := &client.APIError{Call: client.Call{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions"}, StatusCode: 502, Status: "502 Bad Gateway", Attempts: 1}
+	reqTimeout := &client.RequestError{Call: client.Call{Operation: "read plan plan_001", Method: "GET", Path: "/v1/plans/plan_001"}, Attempts: 3, Timeout: 100 * time.Millisecond, Err: errors.New("context deadline exceeded")}
+	reqOnce := &client.RequestError{Call: client.Call{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions"}, Attempts: 1, Timeout: 30 * time.Second, Err: io.ErrUnexpectedEOF}
+	reqRefused := &client.RequestError{Call: client.Call{Operation: "list plans", Method: "GET", Path: "/v1/plans"}, Attempts: 5, Err: errors.New("connection refused")}
+	decode := &client.DecodeError{Call: client.Call{Operation: "read plan plan_001", Method: "GET", Path: "/v1/plans/plan_001"}, StatusCode: 200, Err: errors.New("unexpected end of JSON input"), BodyExcerpt: `{"id":"sub_trunc`}
 	for _, tc := range []struct {
 		name string
 		err  error
 		want string
 	}{
 		{"412 with everything", &client.APIError{
-			Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions", StatusCode: 412, Status: "412 Precondition Failed",
+			Call: client.Call{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions"}, StatusCode: 412, Status: "412 Precondition Failed",
 			Code: client.CodeOutOfInventory, Message: "no eSIM", DocsURL: "https://docs/x", Hint: "grow it", Attempts: 2,
 			Details: []client.ErrorDetail{{Property: "planId", Message: "bad", Suggestion: "add eSIMs"}},
 		}, "The service answered HTTP 412 Precondition Failed to POST /v1/subscriptions (after 2 attempts).\nCode: outOfInventory\nMessage: no eSIM\n" +
 			"Detail: planId: bad (suggestion: add eSIMs)\nHint: grow it\nDocs: https://docs/x\n\n" +
 			"No suitable eSIM is free in the account's inventory: a plan with a label needs a free eSIM with that label, and a plan without one (an inline plan included) any free eSIM. The account's eSIM inventory must grow (or choose a plan with another label) before this subscription can be created."},
-		{"401", &client.APIError{Operation: "read plan p", Method: "GET", Path: "/v1/plans/p", StatusCode: 401, Status: "401 Unauthorized", Code: "unauthorized", Message: "bad token"},
+		{"401", &client.APIError{Call: client.Call{Operation: "read plan p", Method: "GET", Path: "/v1/plans/p"}, StatusCode: 401, Status: "401 Unauthorized", Code: "unauthorized", Message: "bad token"},
 			"The service answered HTTP 401 Unauthorized to GET /v1/plans/p.\nCode: unauthorized\nMessage: bad token\n\nThe API token was refused. " + TokenHelp},
-		{"html page", &client.APIError{Operation: "read plan p", Method: "GET", Path: "/v1/plans/p", StatusCode: 503, Status: "503 Service Unavailable", BodyExcerpt: "<html>down</html>", Attempts: 5},
+		{"html page", &client.APIError{Call: client.Call{Operation: "read plan p", Method: "GET", Path: "/v1/plans/p"}, StatusCode: 503, Status: "503 Service Unavailable", BodyExcerpt: "<html>down</html>", Attempts: 5},
 			"The service answered HTTP 503 Service Unavailable to GET /v1/plans/p (after 5 attempts).\nThe answer was not a service error; it began: <html>down</html>\n\n" +
 				"The service, or a gateway in front of it, failed. Try again later; if it persists, contact the service's support with the time of the failure."},
 		{"uncertain 502", &client.UncertainCreateError{Err: api502},
@@ -40,7 +40,7 @@ func TestDetailTexts(t *testing.T) {
 				"The service, or a gateway in front of it, failed. Try again later; if it persists, contact the service's support with the time of the failure.\n\n" + uncertainAdviceText},
 		{"uncertain no answer", &client.UncertainCreateError{Err: reqOnce},
 			"create subscription (POST /v1/subscriptions): no answer from the service: timed out after 30s (request_timeout): unexpected EOF\n\n" + uncertainAdviceText},
-		{"uncertain unreadable", &client.UncertainCreateError{Err: &client.DecodeError{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions", StatusCode: 200, Err: errors.New("the answer has no subscription id")}},
+		{"uncertain unreadable", &client.UncertainCreateError{Err: &client.DecodeError{Call: client.Call{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions"}, StatusCode: 200, Err: errors.New("the answer has no subscription id")}},
 			"create subscription (POST /v1/subscriptions): HTTP 200, but the answer could not be read: the answer has no subscription id; it began \"\"\n\n" + uncertainAdviceText},
 		{"timeouts", reqTimeout,
 			"read plan plan_001 (GET /v1/plans/plan_001): no answer from the service: each of 3 attempts timed out after 100ms (request_timeout): context deadline exceeded\n\n" +
@@ -49,11 +49,11 @@ func TestDetailTexts(t *testing.T) {
 			"list plans (GET /v1/plans): no answer from the service after 5 attempts: connection refused\n\nCheck base_url and that the service (or the emulator) is reachable from here."},
 		{"decode", decode,
 			`read plan plan_001 (GET /v1/plans/plan_001): HTTP 200, but the answer could not be read: unexpected end of JSON input; it began "{\"id\":\"sub_trunc"`},
-		{"redirect", &client.RedirectError{Operation: "list plans", Method: "GET", Path: "/v1/plans", Status: 307, Target: "http://evil.example:80", Origin: "http://127.0.0.1:8080"},
+		{"redirect", &client.RedirectError{Call: client.Call{Operation: "list plans", Method: "GET", Path: "/v1/plans"}, Status: 307, Target: "http://evil.example:80", Origin: "http://127.0.0.1:8080"},
 			"list plans (GET /v1/plans): the service answered HTTP 307, a redirect to http://evil.example:80, another origin than the base URL's http://127.0.0.1:8080. " +
 				"The provider follows redirects only within that origin, so that the API token is never sent elsewhere and https never falls back to http; " +
 				"if the service has moved, set base_url to its new address"},
-		{"page of API error", &client.PageError{Operation: "list eSIMs", Page: 2, ItemsRead: 25, Err: &client.APIError{Operation: "list eSIMs", Method: "GET", Path: "/v1/esims", StatusCode: 500, Status: "500 Internal Server Error", Code: "internal", Message: "boom"}},
+		{"page of API error", &client.PageError{Operation: "list eSIMs", Page: 2, ItemsRead: 25, Err: &client.APIError{Call: client.Call{Operation: "list eSIMs", Method: "GET", Path: "/v1/esims"}, StatusCode: 500, Status: "500 Internal Server Error", Code: "internal", Message: "boom"}},
 			"Listing stopped at page 2, after 25 items had been read.\nThe service answered HTTP 500 Internal Server Error to GET /v1/esims.\nCode: internal\nMessage: boom\n\n" +
 				"The service, or a gateway in front of it, failed. Try again later; if it persists, contact the service's support with the time of the failure."},
 		{"page of no answer", &client.PageError{Operation: "list plans", Page: 3, ItemsRead: 50, Err: reqRefused},
