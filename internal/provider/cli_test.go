@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/hashicorp/go-version"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
@@ -57,6 +58,55 @@ type terraformCLI struct {
 	t   *testing.T
 	dir string
 	env []string
+}
+
+// cliFeature is what a test needs of the CLI it runs: a minimum version,
+// and for features OpenTofu does not have, Terraform itself.
+type cliFeature struct {
+	name          string
+	minimum       *version.Version
+	terraformOnly bool
+}
+
+var (
+	// Resource identity came with Terraform 1.12 and OpenTofu 1.12.
+	identityFeature = cliFeature{"resource identity and import blocks with identity need Terraform or OpenTofu 1.12", version.Must(version.NewVersion("1.12.0")), false}
+	// `terraform query` came with Terraform 1.14; OpenTofu has none yet.
+	queryFeature = cliFeature{"list resources and terraform query need Terraform 1.14", version.Must(version.NewVersion("1.14.0")), true}
+)
+
+// cliIdentity is the first line of `version` of the CLI the tests run, e.g.
+// "Terraform v1.11.4" or "OpenTofu v1.12.6", asked once per test binary.
+var cliIdentity = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command(terraformBinary(), "version").Output()
+	if err != nil {
+		return "", err
+	}
+	first, _, _ := strings.Cut(string(out), "\n")
+	return strings.TrimSpace(first), nil
+})
+
+// requireCLI skips t, saying which feature is missing, when the CLI the
+// tests run (terraformBinary) lacks f, so a skipped test reads as a reason
+// and not as a gap. Acceptance tests and CLI tests share it.
+func requireCLI(t *testing.T, f cliFeature) {
+	t.Helper()
+	skipUnlessAcceptance(t)
+	line, err := cliIdentity()
+	if err != nil {
+		t.Fatalf("%s version: %v", terraformBinary(), err)
+	}
+	name, ver, ok := strings.Cut(line, " v")
+	v, perr := version.NewVersion(ver)
+	if !ok || perr != nil {
+		t.Fatalf("cannot read the CLI's version from %q", line)
+	}
+	if f.terraformOnly && name != "Terraform" {
+		t.Skipf("%s is not Terraform (%s)", line, f.name)
+	}
+	if v.Core().LessThan(f.minimum) {
+		t.Skipf("CLI version %s is below %s (%s)", v, f.minimum, f.name)
+	}
 }
 
 func skipUnlessAcceptance(t *testing.T) {
@@ -166,21 +216,6 @@ provider "mobileplan" {
 `, srv.URL, srv.Token, settings)
 }
 
-// createOutsideTerraform makes a subscription the way an existing account
-// has them: through the API, not Terraform.
-func createOutsideTerraform(t *testing.T, srv *emulatortest.Server, req client.CreateSubscriptionRequest) *client.Subscription {
-	t.Helper()
-	c, err := client.New(client.Config{BaseURL: srv.URL, Token: srv.Token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := c.CreateSubscription(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sub
-}
-
 func TestCLI_replacementAndDestroyWarn(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
@@ -231,7 +266,7 @@ func TestCLI_generateConfigRoundTrip(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			srv := startEmulator(t)
-			sub := createOutsideTerraform(t, srv, req)
+			sub := createAt(t, srv, req)
 			tf := newTerraformCLI(t)
 			tf.write("main.tf", cliProvider(srv)+fmt.Sprintf(`
 import {
@@ -261,7 +296,7 @@ import {
 func TestCLI_importIntoInlineForm(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	sub := createOutsideTerraform(t, srv, client.CreateSubscriptionRequest{Plan: &client.InlinePlan{CoverageID: "cov-eu", DataMBs: 300, PeriodDays: 9}})
+	sub := createAt(t, srv, client.CreateSubscriptionRequest{Plan: &client.InlinePlan{CoverageID: "cov-eu", DataMBs: 300, PeriodDays: 9}})
 	tf := newTerraformCLI(t)
 	config := func(dataMBs int) string {
 		return cliProvider(srv) + fmt.Sprintf(`
@@ -309,7 +344,7 @@ resource "mobileplan_subscription" "travel" {
 func TestCLI_importIntoInlineFormNeedsSameProduct(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	recurring := createOutsideTerraform(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_018"}) // europe, 5 GB, 30 days x 3
+	recurring := createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_018"}) // europe, 5 GB, 30 days x 3
 	tf := newTerraformCLI(t)
 	tf.write("main.tf", cliProvider(srv)+fmt.Sprintf(`
 import {

@@ -13,7 +13,7 @@ import (
 func TestAccEsimDataSource(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	sub := createOutsideTerraform(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
+	sub := createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
 	testAccDataSource(t, srv, fmt.Sprintf(`data "mobileplan_esim" "e" { iccid = %q }`, sub.EsimICCID),
 		statecheck.ExpectKnownValue("data.mobileplan_esim.e", at("subscription_id"), knownvalue.StringExact(sub.ID)),
 		statecheck.ExpectKnownValue("data.mobileplan_esim.e", at("label"), knownvalue.StringExact("europe")),

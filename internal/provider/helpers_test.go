@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"context"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"regexp"
 	"strings"
 	"testing"
@@ -76,7 +79,7 @@ func startListFixture(t *testing.T) listFixture {
 	f := listFixture{srv: srv, dataset: ds}
 	for i := range manySubscriptions {
 		planID := []string{"plan_010", "plan_001", "plan_002"}[i%3] // no label (any eSIM), global, europe
-		sub := createOutsideTerraform(t, srv, client.CreateSubscriptionRequest{PlanID: planID})
+		sub := createAt(t, srv, client.CreateSubscriptionRequest{PlanID: planID})
 		f.subIDs = append([]string{sub.ID}, f.subIDs...)
 	}
 	return f
@@ -113,13 +116,24 @@ func keysOf[T any](items []T, keep func(T) bool, key func(T) string) []string {
 
 // serviceClient is a client of srv, for tests that look at the service
 // without Terraform.
-func serviceClient(t *testing.T, srv *emulatortest.Server) *client.Client {
-	t.Helper()
+func serviceClient(tb testing.TB, srv *emulatortest.Server) *client.Client {
+	tb.Helper()
 	c, err := client.New(client.Config{BaseURL: srv.URL, Token: srv.Token})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return c
+}
+
+// createAt makes a subscription the way an existing account has them:
+// through the API, not Terraform.
+func createAt(tb testing.TB, srv *emulatortest.Server, req client.CreateSubscriptionRequest) *client.Subscription {
+	tb.Helper()
+	sub, err := serviceClient(tb, srv).CreateSubscription(context.Background(), req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sub
 }
 
 func createdSubscription(t *testing.T, srv *emulatortest.Server, id string) *client.Subscription {
@@ -129,4 +143,39 @@ func createdSubscription(t *testing.T, srv *emulatortest.Server, id string) *cli
 		t.Fatal(err)
 	}
 	return sub
+}
+
+// configureServer validates and configures a provider server as Terraform
+// does, with the given string settings and every other one null. It returns
+// the server's schemas and every diagnostic of both calls.
+func configureServer(tb testing.TB, server tfprotov6.ProviderServer, settings map[string]string) (*tfprotov6.GetProviderSchemaResponse, []*tfprotov6.Diagnostic) {
+	tb.Helper()
+	ctx := context.Background()
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	typ := schemas.Provider.ValueType().(tftypes.Object)
+	values := map[string]tftypes.Value{}
+	for name, attrType := range typ.AttributeTypes {
+		values[name] = tftypes.NewValue(attrType, nil)
+		if v, ok := settings[name]; ok {
+			values[name] = tftypes.NewValue(tftypes.String, v)
+		}
+	}
+	config := dynamicValue(tb, typ, tftypes.NewValue(typ, values))
+	validated, err := server.ValidateProviderConfig(ctx, &tfprotov6.ValidateProviderConfigRequest{Config: config})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	configured, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: config, TerraformVersion: "1.11.4"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return schemas, append(validated.Diagnostics, configured.Diagnostics...)
+}
+
+// emulatorSettings are the provider settings that reach srv.
+func emulatorSettings(srv *emulatortest.Server) map[string]string {
+	return map[string]string{"base_url": srv.URL, "api_token": srv.Token}
 }

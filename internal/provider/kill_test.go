@@ -72,12 +72,9 @@ func (s *slowCreates) counts(after time.Time) (total, late, refused int) {
 
 func terraformPath(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
-		return p
-	}
-	p, err := exec.LookPath("terraform")
+	p, err := exec.LookPath(terraformBinary())
 	if err != nil {
-		t.Skip("terraform is not on PATH and TF_ACC_TERRAFORM_PATH is not set")
+		t.Skipf("the CLI %s cannot be found: %v", terraformBinary(), err)
 	}
 	return p
 }

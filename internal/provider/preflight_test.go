@@ -379,7 +379,7 @@ func TestAccPreflight_hundredConcurrentCreates(t *testing.T) {
 				// Someone else takes one asia eSIM: exactly one asia create
 				// no longer fits.
 				PreConfig: func() {
-					createOutsideTerraform(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_asia"})
+					createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_asia"})
 					reqs.mark()
 				},
 				Config:   config,

@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 )
 
@@ -24,22 +23,9 @@ type protoHarness struct {
 // newProtoHarness configures server against srv.
 func newProtoHarness(tb testing.TB, server tfprotov6.ProviderServer, srv *emulatortest.Server) *protoHarness {
 	tb.Helper()
-	ctx := context.Background()
-	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ptyp := schemas.Provider.ValueType().(tftypes.Object)
-	values := map[string]tftypes.Value{}
-	for name, attrType := range ptyp.AttributeTypes {
-		values[name] = tftypes.NewValue(attrType, nil)
-	}
-	values["base_url"] = tftypes.NewValue(tftypes.String, srv.URL)
-	values["api_token"] = tftypes.NewValue(tftypes.String, srv.Token)
-	config := dynamicValue(tb, ptyp, tftypes.NewValue(ptyp, values))
-	configured, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: config, TerraformVersion: "1.11.4"})
-	if err != nil || len(configured.Diagnostics) > 0 {
-		tb.Fatalf("configure: %v %v", err, diagText(configured.Diagnostics))
+	schemas, diags := configureServer(tb, server, emulatorSettings(srv))
+	if len(diags) > 0 {
+		tb.Fatalf("configure: %v", diagText(diags))
 	}
 	return &protoHarness{server: server, typ: schemas.ResourceSchemas[subscriptionType].ValueType().(tftypes.Object)}
 }
@@ -81,20 +67,6 @@ func (h *protoHarness) object(attrs map[string]tftypes.Value) tftypes.Value {
 		}
 	}
 	return tftypes.NewValue(h.typ, values)
-}
-
-// createAt creates a subscription at the service, bypassing Terraform.
-func createAt(tb testing.TB, srv *emulatortest.Server, req client.CreateSubscriptionRequest) *client.Subscription {
-	tb.Helper()
-	c, err := client.New(client.Config{BaseURL: srv.URL, Token: srv.Token})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sub, err := c.CreateSubscription(context.Background(), req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return sub
 }
 
 // read is a ReadResource of prior, returning the new state.

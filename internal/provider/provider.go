@@ -175,9 +175,8 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		return
 	}
 	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": cc.RequestTimeout.String(), "preflight": mode})
-	resp.DataSourceData = c
-	resp.ResourceData = &resourceData{client: c, preflight: newPreflight(c, mode)}
-	resp.ListResourceData = c
+	data := &providerData{client: c, preflight: newPreflight(c, mode)}
+	resp.DataSourceData, resp.ResourceData, resp.ListResourceData = data, data, data
 }
 
 const tokenTrimHelp = "Remove the character: read a token file with trimspace(file(\"token.txt\")) in the configuration, or with " +

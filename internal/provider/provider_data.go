@@ -9,16 +9,28 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
 
-// What the provider's Configure hands over (provider.go): data sources get
-// the *client.Client, resources a *resourceData. Both are nil before the
-// provider is configured (during validation), which callers tolerate
-// because no request is made then.
-
-// resourceData is what Configure hands to resources: the client, and the
-// preflight of this provider instance (nil when it is off).
-type resourceData struct {
+// providerData is what the provider's Configure hands to every resource,
+// data source and list resource: the client, and the preflight of this
+// provider instance (nil when it is off). Before the provider is configured
+// (during validation) there is none, which callers tolerate because no
+// request is made then.
+type providerData struct {
 	client    *client.Client
 	preflight *preflight
+}
+
+// providerDataFrom takes the provider's data out of a Configure request's
+// ProviderData; the zero value before the provider is configured.
+func providerDataFrom(data any, diags *diag.Diagnostics) providerData {
+	if data == nil {
+		return providerData{}
+	}
+	d, ok := data.(*providerData)
+	if !ok {
+		diags.AddError("Unexpected provider data", "The provider handed over an unexpected type; this is a bug in the provider, please report it.")
+		return providerData{}
+	}
+	return *d
 }
 
 // baseDataSource is embedded by every data source: the client, and the
@@ -26,31 +38,5 @@ type resourceData struct {
 type baseDataSource struct{ client *client.Client }
 
 func (d *baseDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-// clientFrom takes the configured client out of ProviderData, whichever of
-// the two forms it has.
-func clientFrom(data any, diags *diag.Diagnostics) *client.Client {
-	if data == nil {
-		return nil
-	}
-	if d, ok := data.(*resourceData); ok {
-		return d.client
-	}
-	c, ok := data.(*client.Client)
-	if !ok {
-		diags.AddError("Unexpected provider data", "The provider handed over an unexpected client type; this is a bug in the provider, please report it.")
-		return nil
-	}
-	return c
-}
-
-// preflightFrom takes the preflight out of ProviderData; nil, which checks
-// nothing, before the provider is configured.
-func preflightFrom(data any) *preflight {
-	if d, ok := data.(*resourceData); ok {
-		return d.preflight
-	}
-	return nil
+	d.client = providerDataFrom(req.ProviderData, &resp.Diagnostics).client
 }

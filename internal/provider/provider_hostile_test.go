@@ -20,42 +20,17 @@ import (
 
 // Configuration a hostile environment produces (issue 10).
 
-// configureDirectly validates and configures the provider through its
+// configureDirectly validates and configures a new provider through its
 // protocol server, as Terraform does, with the given string settings, and
 // returns every diagnostic of both calls.
 func configureDirectly(t *testing.T, settings map[string]string) []*tfprotov6.Diagnostic {
 	t.Helper()
-	ctx := t.Context()
 	server, err := providerserver.NewProtocol6WithError(New("test")())()
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	typ := schema.Provider.ValueType().(tftypes.Object)
-	values := map[string]tftypes.Value{}
-	for name, attrType := range typ.AttributeTypes {
-		values[name] = tftypes.NewValue(attrType, nil)
-		if v, ok := settings[name]; ok {
-			values[name] = tftypes.NewValue(tftypes.String, v)
-		}
-	}
-	config, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, values))
-	if err != nil {
-		t.Fatal(err)
-	}
-	validated, err := server.ValidateProviderConfig(ctx, &tfprotov6.ValidateProviderConfigRequest{Config: &config})
-	if err != nil {
-		t.Fatal(err)
-	}
-	diags := validated.Diagnostics
-	configured, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &config, TerraformVersion: "1.11.4"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(diags, configured.Diagnostics...)
+	_, diags := configureServer(t, server, settings)
+	return diags
 }
 
 func diagText(diags []*tfprotov6.Diagnostic) string {

@@ -14,7 +14,7 @@ import (
 func TestAccSubscriptionDataSource(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	sub := createOutsideTerraform(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
+	sub := createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{

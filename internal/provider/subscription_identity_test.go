@@ -1,11 +1,9 @@
 package provider
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/go-version"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -13,29 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 )
-
-// skipBelow skips a test on CLIs older than minimum, saying which feature
-// they lack, so a skipped test reads as a reason and not as a gap.
-func skipBelow(minimum *version.Version, feature string) tfversion.TerraformVersionCheck {
-	return reasonedSkip{check: tfversion.SkipBelow(minimum), feature: feature}
-}
-
-type reasonedSkip struct {
-	check   tfversion.TerraformVersionCheck
-	feature string
-}
-
-func (s reasonedSkip) CheckTerraformVersion(ctx context.Context, req tfversion.CheckTerraformVersionRequest, resp *tfversion.CheckTerraformVersionResponse) {
-	s.check.CheckTerraformVersion(ctx, req, resp)
-	if resp.Skip != "" {
-		resp.Skip += " (" + s.feature + ")"
-	}
-}
-
-// Resource identity came with Terraform 1.12 and OpenTofu 1.12.
-var needsIdentity = skipBelow(tfversion.Version1_12_0, "resource identity and import blocks with identity need Terraform or OpenTofu 1.12")
 
 func identityIs(addr string, id knownvalue.Check) statecheck.StateCheck {
 	return statecheck.ExpectIdentity(addr, map[string]knownvalue.Check{"id": id})
@@ -43,6 +19,7 @@ func identityIs(addr string, id knownvalue.Check) statecheck.StateCheck {
 
 func TestAccSubscription_identity(t *testing.T) {
 	t.Parallel()
+	requireCLI(t, identityFeature)
 	srv := startEmulator(t)
 	config := withProvider(srv, `
 resource "mobileplan_subscription" "test" {
@@ -51,7 +28,6 @@ resource "mobileplan_subscription" "test" {
 `)
 	noop := resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(subAddr, plancheck.ResourceActionNoop)}}
 	resource.Test(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{needsIdentity},
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
@@ -94,9 +70,9 @@ resource "mobileplan_subscription" "test" {
 // error, not an empty resource in state.
 func TestAccSubscription_identityImportOfUnknownID(t *testing.T) {
 	t.Parallel()
+	requireCLI(t, identityFeature)
 	srv := startEmulator(t)
 	resource.Test(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{needsIdentity},
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
 			Config: withProvider(srv, `

@@ -69,7 +69,7 @@ func (l *subscriptionListResource) ListResourceConfigSchema(_ context.Context, _
 }
 
 func (l *subscriptionListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	l.client = clientFrom(req.ProviderData, &resp.Diagnostics)
+	l.client = providerDataFrom(req.ProviderData, &resp.Diagnostics).client
 }
 
 func (l *subscriptionListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {

@@ -39,7 +39,6 @@ type listServer struct {
 
 func newListServer(t *testing.T, srv *emulatortest.Server) *listServer {
 	t.Helper()
-	ctx := context.Background()
 	s, err := providerserver.NewProtocol6WithError(New("test")())()
 	if err != nil {
 		t.Fatal(err)
@@ -48,17 +47,9 @@ func newListServer(t *testing.T, srv *emulatortest.Server) *listServer {
 	if !ok {
 		t.Fatal("the provider server does not serve list resources")
 	}
-	schema, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil || hasErrors(schema.Diagnostics) {
-		t.Fatalf("GetProviderSchema: %v %v", err, schema.Diagnostics)
-	}
-	config := objectValue(t, schema.Provider, map[string]tftypes.Value{
-		"base_url":  tftypes.NewValue(tftypes.String, srv.URL),
-		"api_token": tftypes.NewValue(tftypes.String, srv.Token),
-	})
-	resp, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{TerraformVersion: "1.14.0", Config: config})
-	if err != nil || hasErrors(resp.Diagnostics) {
-		t.Fatalf("ConfigureProvider: %v %s", err, diagText(resp.Diagnostics))
+	schema, diags := configureServer(t, server, emulatorSettings(srv))
+	if hasErrors(diags) {
+		t.Fatalf("configure: %s", diagText(diags))
 	}
 	return &listServer{t: t, server: server, schema: schema}
 }
@@ -326,7 +317,7 @@ func TestListResource_validatesFilters(t *testing.T) {
 func TestListResource_resultsCarryIdentityDisplayNameAndResource(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	sub := createOutsideTerraform(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
+	sub := createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
 	s := newListServer(t, srv)
 
 	bare := s.list(nil, 0, false)

@@ -1,33 +1,26 @@
 package provider
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/go-version"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/querycheck"
 	"github.com/hashicorp/terraform-plugin-testing/querycheck/queryfilter"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
 
-// `terraform query` came with Terraform 1.14; OpenTofu has none yet.
-const queryFeature = "list resources and terraform query need Terraform 1.14"
-
-var needsQuery = skipBelow(tfversion.Version1_14_0, queryFeature)
-
 func TestAccSubscription_query(t *testing.T) {
 	t.Parallel()
+	requireCLI(t, queryFeature)
 	srv := startEmulator(t)
-	older := createOutsideTerraform(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
-	newer := createOutsideTerraform(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
+	older := createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
+	newer := createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
 	if err := srv.Activate(older.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +28,6 @@ func TestAccSubscription_query(t *testing.T) {
 		return map[string]knownvalue.Check{"id": knownvalue.StringExact(s.ID)}
 	}
 	resource.Test(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{needsQuery},
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			// The query step keeps this step's configuration, provider
@@ -94,41 +86,12 @@ list "mobileplan_subscription" "newest" {
 	})
 }
 
-// cliVersion is the version of the CLI the CLI tests run. OpenTofu reports
-// its own version in the same field.
-func cliVersion(t *testing.T, tf *terraformCLI) *version.Version {
-	t.Helper()
-	out := tf.must("version", "-json")
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		t.Fatalf("terraform version -json: %v\n%s", err, out)
-	}
-	parsed, err := version.NewVersion(v.Version)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return parsed
-}
-
-func skipCLIBelow(t *testing.T, tf *terraformCLI, minimum *version.Version, feature string) {
-	t.Helper()
-	out, _ := tf.run(nil, "version")
-	if regexp.MustCompile(`(?m)^OpenTofu v`).MatchString(out) {
-		t.Skipf("OpenTofu has no terraform query (%s)", feature)
-	}
-	if v := cliVersion(t, tf); v.Core().LessThan(minimum) {
-		t.Skipf("CLI version %s is below %s (%s)", v, minimum, feature)
-	}
-}
-
 // TestCLI_queryGenerateConfigRoundTrip runs what the import guide tells
 // users: terraform query -generate-config-out, plan, apply, plan again.
 func TestCLI_queryGenerateConfigRoundTrip(t *testing.T) {
 	t.Parallel()
+	requireCLI(t, queryFeature)
 	tf := newTerraformCLI(t)
-	skipCLIBelow(t, tf, tfversion.Version1_14_0, queryFeature)
 	f := startListFixture(t) // 30 subscriptions, two pages
 	tf.write("main.tf", cliProvider(f.srv))
 	tf.write("query.tfquery.hcl", `

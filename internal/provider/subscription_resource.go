@@ -135,8 +135,8 @@ func (r *subscriptionResource) ConfigValidators(context.Context) []resource.Conf
 }
 
 func (r *subscriptionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics)
-	r.preflight = preflightFrom(req.ProviderData)
+	data := providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.client, r.preflight = data.client, data.preflight
 }
 
 func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
