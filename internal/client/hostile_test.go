@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// Tests of a client facing a hostile or broken service (issue 10).
+// Tests of a client facing a hostile or broken service.
 
 const hostileToken = "tok_must_stay_home_4711"
 

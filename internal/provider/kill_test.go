@@ -20,7 +20,7 @@ import (
 )
 
 // When Terraform goes away mid-apply, killed or interrupted, the provider
-// sends nothing more and exits within a few seconds (issue 10, point 5).
+// sends nothing more and exits within a second or so.
 
 // slowCreates fronts an emulator: the first attempt of every create is
 // answered 429 with a Retry-After, so the provider holds retries it has not

@@ -18,7 +18,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 )
 
-// Configuration a hostile environment produces (issue 10).
+// Configuration a hostile environment produces.
 
 // configureDirectly validates and configures a new provider through its
 // protocol server, as Terraform does, with the given string settings, and

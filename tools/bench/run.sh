@@ -20,7 +20,7 @@ need go terraform awk free nproc
 sizes=${BENCH_SIZES:-"500 1000"}
 rounds=${BENCH_ROUNDS:-5}
 list_size=${BENCH_LIST_SIZE:-10000}
-# The emulator's persistence goals (issue 10): acknowledged creates/s with 10
+# The emulator's persistence goals: acknowledged creates/s with 10
 # clients after 100,000 subscriptions on 200,000 eSIMs, and the restart of
 # that state, from internal/emulator/persist_bench_test.go.
 persist_pattern=${BENCH_PERSIST_PATTERN:-BenchmarkPersistence}
