@@ -1,6 +1,6 @@
 package emulator
 
-import "github.com/mobileplan/terraform-provider-mobileplan/internal/webhook"
+import "github.com/mobileplan/terraform-provider-mobileplan/webhook"
 
 // eventPlanOf is data.plan of the attachment events: the plan's fields
 // without the deprecated name.

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/webhook"
+	"github.com/mobileplan/terraform-provider-mobileplan/webhook"
 )
 
 // Lifecycle changes the real service makes on its own (first use of an eSIM,

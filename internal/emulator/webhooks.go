@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/webhook"
+	"github.com/mobileplan/terraform-provider-mobileplan/webhook"
 )
 
 // WebhookOptions turns on delivery. The zero values of the tuning fields

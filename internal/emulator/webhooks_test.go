@@ -19,7 +19,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/webhook"
+	"github.com/mobileplan/terraform-provider-mobileplan/webhook"
 )
 
 const webhookSecret = "whsec-test-5d1e"

@@ -18,7 +18,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/webhook"
+	"github.com/mobileplan/terraform-provider-mobileplan/webhook"
 )
 
 const webhookSecret = "whsec_test_5d1c"

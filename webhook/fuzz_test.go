@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/webhook"
+	"github.com/mobileplan/terraform-provider-mobileplan/webhook"
 )
 
 // Seed corpora are committed under testdata/fuzz/<target>/; run a target

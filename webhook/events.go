@@ -1,6 +1,8 @@
 // Package webhook holds the service's webhook events (interface document,
 // section 6), named after the events, and their signature: what the emulator
-// sends and what a receiver verifies and parses, in one place.
+// sends and what a receiver verifies and parses, in one place. It is public
+// so that a team's own receiver imports it: Handler verifies, parses and
+// hands each event to the team's code.
 package webhook
 
 import (
