@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -273,27 +274,24 @@ func TestWebhookEndToEnd(t *testing.T) {
 		events   []webhook.Event
 		problems []string
 	)
-	receiver := startServer(t, func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
+	// The receiver a team would write: webhook.Handler, with a record of
+	// every call it refused.
+	handler := webhook.Handler(webhookSecret, func(_ context.Context, ev webhook.Event) error {
 		mu.Lock()
 		defer mu.Unlock()
-		if err := webhook.Verify(webhookSecret, body, r.Header.Get(webhook.SignatureHeader)); err != nil {
-			problems = append(problems, err.Error())
-			http.Error(w, "bad signature", http.StatusUnauthorized)
-			return
-		}
-		ev, err := webhook.Parse(body)
-		if err != nil {
-			problems = append(problems, err.Error()+": "+string(body))
-			http.Error(w, "bad event", 400)
-			return
-		}
 		events = append(events, ev)
-		w.WriteHeader(http.StatusNoContent)
+		return nil
+	})
+	receiver := startServer(t, func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, r)
+		if rec.Code != http.StatusNoContent {
+			mu.Lock()
+			problems = append(problems, fmt.Sprintf("%d %s", rec.Code, rec.Body))
+			mu.Unlock()
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
 	})
 	emu := emulatortest.Start(t, emulator.Options{Webhook: emulator.WebhookOptions{
 		URL: receiver.URL, Secret: webhookSecret, BaseBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
