@@ -1,0 +1,116 @@
+# Fleet health: checks that run on every `terraform plan` and `apply` and
+# warn, without failing the run, when
+#
+#   * a subscription has expired or expires within var.expiry_warning_days,
+#   * an active subscription has less than var.min_data_left_percent of its
+#     purchased data left,
+#   * a label of the eSIM inventory has fewer than var.min_free_esims free
+#     eSIMs (var.min_free_esims_per_label sets other thresholds per label).
+#
+# Each warning names the subscriptions or labels concerned. The checks only
+# read: they work in a configuration of their own or copied beside the
+# resources of an existing one, and need nothing but
+#
+#   export MOBILEPLAN_BASE_URL=...  MOBILEPLAN_API_TOKEN=...
+#   terraform plan
+#
+# Usage and expiry are facts of the service, not of the configuration, so
+# they are read from data sources here rather than reported as drift of the
+# mobileplan_subscription resource.
+
+terraform {
+  # check blocks and plantimestamp() came with Terraform 1.5 (OpenTofu 1.6).
+  required_version = ">= 1.5"
+  required_providers {
+    mobileplan = {
+      source = "mobileplan/mobileplan"
+    }
+  }
+}
+
+provider "mobileplan" {}
+
+# Every subscription of the account, newest first.
+data "mobileplan_subscriptions" "all" {}
+
+# The whole inventory, not only the free eSIMs: a label whose eSIMs are all
+# taken must still be seen, with 0 free.
+data "mobileplan_esims" "inventory" {}
+
+locals {
+  # The time of this plan in Unix seconds, the unit of expire_at. Terraform
+  # has no function for it, so the date is converted to days since
+  # 1970-01-01 by the usual civil-calendar formula (400-year eras, years
+  # starting in March so that the leap day comes last).
+  t    = { for k, f in { y = "YYYY", mo = "M", d = "D", h = "h", mi = "m", s = "s" } : k => tonumber(formatdate(f, plantimestamp())) }
+  year = local.t.mo <= 2 ? local.t.y - 1 : local.t.y
+  era  = floor(local.year / 400)
+  yoe  = local.year - local.era * 400
+  doy  = floor((153 * (local.t.mo > 2 ? local.t.mo - 3 : local.t.mo + 9) + 2) / 5) + local.t.d - 1
+  days = local.era * 146097 + local.yoe * 365 + floor(local.yoe / 4) - floor(local.yoe / 100) + local.doy - 719468
+  now  = local.days * 86400 + local.t.h * 3600 + local.t.mi * 60 + local.t.s
+
+  subscriptions = data.mobileplan_subscriptions.all.subscriptions
+
+  # Subscription id => what is wrong with it. expire_at is null until a
+  # subscription is first used: a ready subscription cannot expire yet.
+  days_left = {
+    for s in local.subscriptions : s.id => floor((s.expire_at - local.now) / 86400)
+    if s.state == "active" && s.expire_at != null
+  }
+  expiring = merge(
+    { for s in local.subscriptions : s.id => "expired" if s.state == "expired" },
+    {
+      for id, d in local.days_left : id => d < 1 ? "expires within a day" : "expires in ${d} days"
+      if d < var.expiry_warning_days
+    },
+  )
+
+  low_on_data = {
+    for s in local.subscriptions : s.id => "${floor(s.remaining_allowance.data_bytes * 100 / s.purchased_allowance.data_bytes)}% of ${floor(s.purchased_allowance.data_bytes / 1000000)} MB left"
+    if s.state == "active" && (
+      # Plans without a data allowance report null; they are never low.
+      try(s.remaining_allowance.data_bytes * 100 < s.purchased_allowance.data_bytes * var.min_data_left_percent, false)
+    )
+  }
+
+  # Label => free eSIMs. eSIMs without a label are left out: a plan without
+  # a label can take any free eSIM, so they are no label's reserve.
+  labels = distinct([for e in data.mobileplan_esims.inventory.esims : e.label if e.label != null])
+  free_esims = {
+    for l in local.labels : l => length([for e in data.mobileplan_esims.inventory.esims : e if e.label == l && e.subscription_id == null])
+  }
+  short_labels = {
+    for l, free in local.free_esims : l => "${free} free, want ${lookup(var.min_free_esims_per_label, l, var.min_free_esims)}"
+    if free < lookup(var.min_free_esims_per_label, l, var.min_free_esims)
+  }
+}
+
+check "subscriptions_expiring" {
+  assert {
+    condition     = length(local.expiring) == 0
+    error_message = "Subscriptions expired or expiring within ${var.expiry_warning_days} days: ${join(", ", [for id, why in local.expiring : "${id} (${why})"])}."
+  }
+}
+
+check "subscriptions_low_on_data" {
+  assert {
+    condition     = length(local.low_on_data) == 0
+    error_message = "Active subscriptions with less than ${var.min_data_left_percent}% of their data left: ${join(", ", [for id, left in local.low_on_data : "${id} (${left})"])}."
+  }
+}
+
+check "free_esims_per_label" {
+  assert {
+    condition     = length(local.short_labels) == 0
+    error_message = "Labels with too few free eSIMs: ${join(", ", [for l, why in local.short_labels : "${l} (${why})"])}."
+  }
+}
+
+output "fleet" {
+  description = "Subscriptions per state and free eSIMs per label, as read by this plan."
+  value = {
+    subscriptions = { for st in ["ready", "active", "expired"] : st => length([for s in local.subscriptions : s if s.state == st]) }
+    free_esims    = local.free_esims
+  }
+}

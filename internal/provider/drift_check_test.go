@@ -1,0 +1,176 @@
+package provider
+
+import (
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/go-version"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+)
+
+// The drift-detection guide tells CI users to run scripts/drift-check.sh
+// and what it reports when. This runs the script as they would, under the
+// CLI the tests run, against subscriptions that change at the service the
+// ways the guide lists: data used, first use (activation), expiry.
+
+// driftScript is scripts/drift-check.sh, from this package's directory.
+func driftScript(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "scripts", "drift-check.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// driftCheck runs the script in tf's directory, once with jq and once
+// without it (JQ=, the route of machines that lack it), and returns the
+// exit status and output of the run without jq. Both routes must agree.
+func driftCheck(t *testing.T, tf *terraformCLI) (int, string) {
+	t.Helper()
+	var codes [2]int
+	var outs [2]string
+	for i, jq := range []string{"jq", ""} {
+		if jq != "" {
+			if _, err := exec.LookPath(jq); err != nil {
+				codes[i], outs[i] = -1, ""
+				continue
+			}
+		}
+		cmd := exec.Command("sh", driftScript(t), tf.dir, "-no-color")
+		cmd.Env = append(append([]string{}, tf.env...), "TERRAFORM="+terraformBinary(), "JQ="+jq)
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		switch {
+		case err == nil:
+		case errors.As(err, &exit):
+			codes[i] = exit.ExitCode()
+		default:
+			t.Fatalf("running %s: %v", driftScript(t), err)
+		}
+		outs[i] = string(out)
+	}
+	if codes[0] != -1 && codes[0] != codes[1] {
+		t.Fatalf("drift-check.sh exits %d with jq and %d without:\n%s\n---\n%s", codes[0], codes[1], outs[0], outs[1])
+	}
+	return codes[1], outs[1]
+}
+
+// exactRefreshExitCode reports whether the CLI the tests run gives
+// `plan -refresh-only -detailed-exitcode` its documented meaning. Terraform
+// before 1.15.0 compares refreshed numbers in a way that always differs, so
+// it exits 2 with "No changes" for any resource that has a number
+// attribute; OpenTofu does not.
+func exactRefreshExitCode(t *testing.T, tf *terraformCLI) bool {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^(Terraform|OpenTofu) v(\S+)`).FindStringSubmatch(tf.must("version"))
+	if m == nil {
+		t.Fatal("cannot read the CLI's name and version from its version command")
+	}
+	if m[1] == "OpenTofu" {
+		return true
+	}
+	v, err := version.NewVersion(m[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return !v.Core().LessThan(tfversion.Version1_15_0)
+}
+
+func TestCLI_driftCheckScript(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	tf := newTerraformCLI(t)
+	// plan_001: global, 1 GB for 7 days.
+	tf.write("main.tf", cliProvider(srv)+`
+resource "mobileplan_subscription" "phone" {
+  count   = 3
+  plan_id = "plan_001"
+}
+
+output "ids" {
+  value = join(" ", mobileplan_subscription.phone[*].id)
+}
+`)
+	tf.must("apply", "-auto-approve", "-input=false")
+	ids := strings.Fields(tf.must("output", "-raw", "ids"))
+	if len(ids) != 3 {
+		t.Fatalf("want 3 subscription ids, got %q", ids)
+	}
+
+	exactExitCode := exactRefreshExitCode(t, tf)
+	if !exactExitCode {
+		t.Log("plan -refresh-only -detailed-exitcode is not checked: this CLI exits 2 from it even when nothing changed")
+	}
+	detailedExitCode := func(step string, want int) {
+		t.Helper()
+		out, code := tf.run(nil, "plan", "-refresh-only", "-detailed-exitcode", "-input=false")
+		switch {
+		case code == 1:
+			t.Fatalf("%s: plan -refresh-only failed:\n%s", step, out)
+		case exactExitCode && code != want:
+			t.Errorf("%s: plan -refresh-only -detailed-exitcode exited %d, want %d:\n%s", step, code, want, out)
+		}
+	}
+	expectDrift := func(step string, wants ...string) {
+		t.Helper()
+		code, out := driftCheck(t, tf)
+		if code != 2 {
+			t.Errorf("%s: drift-check.sh exited %d, want 2 (drift):\n%s", step, code, out)
+		}
+		for _, want := range wants {
+			if !strings.Contains(unwrap(out), want) {
+				t.Errorf("%s: drift-check.sh output lacks %q:\n%s", step, want, out)
+			}
+		}
+		detailedExitCode(step, 2)
+	}
+	expectNoDrift := func(step string) {
+		t.Helper()
+		code, out := driftCheck(t, tf)
+		if code != 0 || !strings.Contains(out, "No changes.") {
+			t.Errorf("%s: drift-check.sh exited %d, want 0 and a plan with no changes:\n%s", step, code, out)
+		}
+		detailedExitCode(step, 0)
+	}
+	// Recording the refreshed state is what an operator does once a drift
+	// report is read.
+	accept := func() {
+		t.Helper()
+		tf.must("apply", "-refresh-only", "-auto-approve", "-input=false")
+	}
+
+	expectNoDrift("right after apply")
+
+	if err := srv.Activate(ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	expectDrift("after activation", "mobileplan_subscription.phone[0] has changed", `~ state = "ready" -> "active"`, "+ activated_at", "+ expire_at")
+	accept()
+	expectNoDrift("after the activation was recorded")
+
+	// Data use is telemetry: it must not be reported as drift.
+	if err := srv.RecordUsage(ids[0], 1000); err != nil {
+		t.Fatal(err)
+	}
+	expectNoDrift("after data use")
+
+	// The first data use of a ready subscription is its activation.
+	if err := srv.RecordUsage(ids[1], 1000); err != nil {
+		t.Fatal(err)
+	}
+	expectDrift("after the first data use of a ready subscription", "mobileplan_subscription.phone[1] has changed", `~ state = "ready" -> "active"`)
+	accept()
+
+	// plan_001 runs for 7 days from activation.
+	if _, err := srv.AdvanceClock(8 * 86400); err != nil {
+		t.Fatal(err)
+	}
+	expectDrift("after expiry", "mobileplan_subscription.phone[0] has changed", "mobileplan_subscription.phone[1] has changed", `~ state = "active" -> "expired"`)
+	accept()
+	expectNoDrift("after the expiry was recorded")
+}
