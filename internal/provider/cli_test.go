@@ -86,12 +86,10 @@ var cliIdentity = sync.OnceValues(func() (string, error) {
 	return strings.TrimSpace(first), nil
 })
 
-// requireCLI skips t, saying which feature is missing, when the CLI the
-// tests run (terraformBinary) lacks f, so a skipped test reads as a reason
-// and not as a gap. Acceptance tests and CLI tests share it.
-func requireCLI(t *testing.T, f cliFeature) {
+// cliNameVersion is the name ("Terraform" or "OpenTofu") and version of
+// the CLI the tests run.
+func cliNameVersion(t *testing.T) (string, *version.Version) {
 	t.Helper()
-	skipUnlessAcceptance(t)
 	line, err := cliIdentity()
 	if err != nil {
 		t.Fatalf("%s version: %v", terraformBinary(), err)
@@ -101,8 +99,18 @@ func requireCLI(t *testing.T, f cliFeature) {
 	if !ok || perr != nil {
 		t.Fatalf("cannot read the CLI's version from %q", line)
 	}
+	return name, v
+}
+
+// requireCLI skips t, saying which feature is missing, when the CLI the
+// tests run (terraformBinary) lacks f, so a skipped test reads as a reason
+// and not as a gap. Acceptance tests and CLI tests share it.
+func requireCLI(t *testing.T, f cliFeature) {
+	t.Helper()
+	skipUnlessAcceptance(t)
+	name, v := cliNameVersion(t)
 	if f.terraformOnly && name != "Terraform" {
-		t.Skipf("%s is not Terraform (%s)", line, f.name)
+		t.Skipf("%s %s is not Terraform (%s)", name, v, f.name)
 	}
 	if v.Core().LessThan(f.minimum) {
 		t.Skipf("CLI version %s is below %s (%s)", v, f.minimum, f.name)

@@ -4,11 +4,9 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/go-version"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 )
 
@@ -65,20 +63,10 @@ func driftCheck(t *testing.T, tf *terraformCLI) (int, string) {
 // before 1.15.0 compares refreshed numbers in a way that always differs, so
 // it exits 2 with "No changes" for any resource that has a number
 // attribute; OpenTofu does not.
-func exactRefreshExitCode(t *testing.T, tf *terraformCLI) bool {
+func exactRefreshExitCode(t *testing.T) bool {
 	t.Helper()
-	m := regexp.MustCompile(`(?m)^(Terraform|OpenTofu) v(\S+)`).FindStringSubmatch(tf.must("version"))
-	if m == nil {
-		t.Fatal("cannot read the CLI's name and version from its version command")
-	}
-	if m[1] == "OpenTofu" {
-		return true
-	}
-	v, err := version.NewVersion(m[2])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return !v.Core().LessThan(tfversion.Version1_15_0)
+	name, v := cliNameVersion(t)
+	return name == "OpenTofu" || !v.Core().LessThan(tfversion.Version1_15_0)
 }
 
 func TestCLI_driftCheckScript(t *testing.T) {
@@ -102,7 +90,7 @@ output "ids" {
 		t.Fatalf("want 3 subscription ids, got %q", ids)
 	}
 
-	exactExitCode := exactRefreshExitCode(t, tf)
+	exactExitCode := exactRefreshExitCode(t)
 	if !exactExitCode {
 		t.Log("plan -refresh-only -detailed-exitcode is not checked: this CLI exits 2 from it even when nothing changed")
 	}
