@@ -59,14 +59,7 @@ func TestWriteLayout(t *testing.T) {
 		if want := "terraform-provider-mobileplan_1.2.3_" + platform + ".zip"; a.URL != want {
 			t.Errorf("%s: url %q, want %q", platform, a.URL, want)
 		}
-		zr, err := zip.OpenReader(filepath.Join(pdir, a.URL))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(zr.File) != 1 {
-			t.Fatalf("%s: %d entries, want only the binary", a.URL, len(zr.File))
-		}
-		f := zr.File[0]
+		f, content := onlyEntry(t, filepath.Join(pdir, a.URL))
 		if f.Name != binary || f.Mode() != 0o755 || !f.Modified.Equal(zipTime) {
 			t.Errorf("%s: entry %s, mode %v, time %v; want %s, -rwxr-xr-x, %v", a.URL, f.Name, f.Mode(), f.Modified, binary, zipTime)
 		}
@@ -74,16 +67,6 @@ func TestWriteLayout(t *testing.T) {
 		// the mirror's hash must be that one, computed here from an unpacked
 		// copy rather than from the zip.
 		unpacked := t.TempDir()
-		rc, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		content, err := io.ReadAll(rc)
-		rc.Close()
-		zr.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
 		if string(content) != "provider binary for "+platform {
 			t.Errorf("%s holds %q", a.URL, content)
 		}
@@ -201,6 +184,30 @@ func TestChangelogVersion(t *testing.T) {
 	if got, err := ChangelogVersion(path); err != nil || got != "0.2.0-rc.1" {
 		t.Errorf("got %q, %v", got, err)
 	}
+}
+
+// onlyEntry reads the one file of a mirror archive, failing unless there is
+// exactly one.
+func onlyEntry(t *testing.T, path string) (zip.FileHeader, []byte) {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	if len(zr.File) != 1 {
+		t.Fatalf("%s: %d entries, want only the binary", path, len(zr.File))
+	}
+	rc, err := zr.File[0].Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	content, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return zr.File[0].FileHeader, content
 }
 
 func readFile(t *testing.T, path string) string {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"archive/zip"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -354,20 +353,7 @@ func tamper(t *testing.T, o Options, p Platform) string {
 	t.Helper()
 	dir := o.ProviderDir()
 	path := filepath.Join(dir, o.ArchiveName(p))
-	zr, err := zip.OpenReader(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc, err := zr.File[0].Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	content, err := io.ReadAll(rc)
-	rc.Close()
-	zr.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, content := onlyEntry(t, path)
 	content[len(content)/2] ^= 0xff
 	f, err := os.Create(path)
 	if err != nil {
