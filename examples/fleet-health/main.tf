@@ -38,32 +38,20 @@ data "mobileplan_subscriptions" "all" {}
 data "mobileplan_esims" "inventory" {}
 
 locals {
-  # The time of this plan in Unix seconds, the unit of expire_at. Terraform
-  # has no function for it, so the date is converted to days since
-  # 1970-01-01 by the usual civil-calendar formula (400-year eras, years
-  # starting in March so that the leap day comes last).
-  t    = { for k, f in { y = "YYYY", mo = "M", d = "D", h = "h", mi = "m", s = "s" } : k => tonumber(formatdate(f, plantimestamp())) }
-  year = local.t.mo <= 2 ? local.t.y - 1 : local.t.y
-  era  = floor(local.year / 400)
-  yoe  = local.year - local.era * 400
-  doy  = floor((153 * (local.t.mo > 2 ? local.t.mo - 3 : local.t.mo + 9) + 2) / 5) + local.t.d - 1
-  days = local.era * 146097 + local.yoe * 365 + floor(local.yoe / 4) - floor(local.yoe / 100) + local.doy - 719468
-  now  = local.days * 86400 + local.t.h * 3600 + local.t.mi * 60 + local.t.s
-
   subscriptions = data.mobileplan_subscriptions.all.subscriptions
 
-  # Subscription id => what is wrong with it. expire_at is null until a
-  # subscription is first used: a ready subscription cannot expire yet.
-  days_left = {
-    for s in local.subscriptions : s.id => floor((s.expire_at - local.now) / 86400)
+  # expire_at is in Unix seconds, and null until a subscription is first
+  # used (a ready subscription cannot expire yet). timeadd from the epoch
+  # turns it into a timestamp that timecmp compares with this plan's time.
+  horizon = timeadd(plantimestamp(), "${var.expiry_warning_days * 24}h")
+  expire_times = {
+    for s in local.subscriptions : s.id => timeadd("1970-01-01T00:00:00Z", "${s.expire_at}s")
     if s.state == "active" && s.expire_at != null
   }
+  # Subscription id => what is wrong with it.
   expiring = merge(
     { for s in local.subscriptions : s.id => "expired" if s.state == "expired" },
-    {
-      for id, d in local.days_left : id => d < 1 ? "expires within a day" : "expires in ${d} days"
-      if d < var.expiry_warning_days
-    },
+    { for id, at in local.expire_times : id => "expires ${at}" if timecmp(at, local.horizon) < 0 },
   )
 
   low_on_data = {
