@@ -82,4 +82,3 @@ func FuzzDecodeCursor(f *testing.F) {
 		}
 	})
 }
-
