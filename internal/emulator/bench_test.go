@@ -44,16 +44,7 @@ func createMany(tx *state.Tx, n int) error {
 }
 
 func serveBench(b *testing.B, e *Emulator, method, target, body string) *httptest.ResponseRecorder {
-	var req *http.Request
-	if body != "" {
-		req = httptest.NewRequest(method, target, strings.NewReader(body))
-	} else {
-		req = httptest.NewRequest(method, target, nil)
-	}
-	req.Header.Set("Authorization", "Bearer "+benchToken)
-	rec := httptest.NewRecorder()
-	e.ServeHTTP(rec, req)
-	return rec
+	return Serve(e, method, target, "127.0.0.1:40000", "Bearer "+benchToken, body)
 }
 
 // BenchmarkListSubscriptionsPage lists a page of 25 at 100k subscriptions:

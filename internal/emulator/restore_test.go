@@ -99,7 +99,7 @@ func FuzzRestoredState(f *testing.F) {
 		// Restored as a restart restores it: a JSON state file is checked,
 		// then migrated.
 		path := filepath.Join(t.TempDir(), "state")
-		writeFile(t, path, content)
+		WriteFile(t, path, content)
 		e, err := New(Options{Token: "t", Dataset: &Dataset{}, StatePath: path})
 		if err != nil {
 			return // refused: not a state that passes validation
@@ -113,7 +113,7 @@ func FuzzRestoredState(f *testing.F) {
 func TestRestoredStateServesEverything(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "state")
-	writeFile(t, path, validStateJSON())
+	WriteFile(t, path, validStateJSON())
 	e, err := New(Options{Token: "t", StatePath: path})
 	if err != nil {
 		t.Fatal(err)
@@ -135,11 +135,4 @@ func mustJSON(v any) []byte {
 		panic(err)
 	}
 	return raw
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
 }

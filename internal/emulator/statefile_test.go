@@ -51,7 +51,7 @@ func TestStateFileRefusedUntouched(t *testing.T) {
 			for i := 2 * ps; i < len(raw); i++ {
 				raw[i] = byte(i * 7)
 			}
-			writeAll(t, path, raw)
+			emulator.WriteFile(t, path, string(raw))
 			return path
 		}, "is damaged"},
 		"both meta pages zeroed": {func(t *testing.T, dir string) string {
@@ -138,7 +138,7 @@ func TestStateFileDamagedPageNeverCrashes(t *testing.T) {
 			for i := page * ps; i < (page+1)*ps; i++ {
 				raw[i] = fill
 			}
-			writeAll(t, path, raw)
+			emulator.WriteFile(t, path, string(raw))
 			err := startWithin(t, path, 5*time.Second)
 			typ := "beyond the pages in use"
 			if page < len(types) {
@@ -273,7 +273,7 @@ func overwritePage(t *testing.T, path string, page int, fill byte) {
 	for i := page * ps; i < (page+1)*ps; i++ {
 		raw[i] = fill
 	}
-	writeAll(t, path, raw)
+	emulator.WriteFile(t, path, string(raw))
 }
 
 func truncate(t *testing.T, path string, size int) {
@@ -290,11 +290,4 @@ func readAll(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return raw
-}
-
-func writeAll(t *testing.T, path string, raw []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
 }

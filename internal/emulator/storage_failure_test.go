@@ -18,14 +18,7 @@ import (
 // call serves one request from a local client, as curl on the same host
 // would send it.
 func call(e *Emulator, method, target, body string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(method, target, strings.NewReader(body))
-	req.RemoteAddr = "127.0.0.1:40000"
-	req.Host = "127.0.0.1:8089"
-	req.Header.Set("Authorization", "Bearer t")
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	e.ServeHTTP(rec, req)
-	return rec
+	return Serve(e, method, target, "127.0.0.1:40000", "Bearer t", body)
 }
 
 type memoryView struct {
