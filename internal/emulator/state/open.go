@@ -280,7 +280,7 @@ func readMeta(f io.ReaderAt, off int64) (boltMeta, bool) {
 // checkPages checks the pages bbolt reads without checking: the root of
 // the buckets and the free-page list. Errors complete "state file X ...".
 func checkPages(f io.ReaderAt, m boltMeta) error {
-	flags, count, overflow, err := readPageHeader(f, m, m.root)
+	flags, _, overflow, err := readPageHeader(f, m, m.root)
 	if err != nil {
 		return err
 	}
@@ -293,7 +293,8 @@ func checkPages(f io.ReaderAt, m boltMeta) error {
 	if m.freelist == noFreelist {
 		return nil
 	}
-	if flags, count, overflow, err = readPageHeader(f, m, m.freelist); err != nil {
+	flags, count, overflow, err := readPageHeader(f, m, m.freelist)
+	if err != nil {
 		return err
 	}
 	if flags != freelistPageFlag {
