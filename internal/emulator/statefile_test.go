@@ -207,27 +207,32 @@ func fileState(t *testing.T, path string) string {
 	return s
 }
 
-func pageSize(t *testing.T, path string) int {
+// inspect runs fn on the database at path, opened with bbolt directly.
+// Not read-only: then bbolt does not load the free-page list, which
+// pageTypes needs.
+func inspect(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
 	t.Helper()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	db, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	return db.Info().PageSize
+	if err := db.View(fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func pageSize(t *testing.T, path string) (size int) {
+	t.Helper()
+	inspect(t, path, func(tx *bolt.Tx) error { size = tx.DB().Info().PageSize; return nil })
+	return size
 }
 
 // usedSize is how much of the file the database uses: all its pages.
-func usedSize(t *testing.T, path string) int {
+func usedSize(t *testing.T, path string) (size int) {
 	t.Helper()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var size int64
-	_ = db.View(func(tx *bolt.Tx) error { size = tx.Size(); return nil })
-	return int(size)
+	inspect(t, path, func(tx *bolt.Tx) error { size = int(tx.Size()); return nil })
+	return size
 }
 
 // pageOfType is the first page of the given type ("freelist", "leaf", ...).
@@ -243,15 +248,9 @@ func pageOfType(t *testing.T, path, typ string) int {
 }
 
 // pageTypes are the types of the pages the database counts, by page id.
-func pageTypes(t *testing.T, path string) []string {
+func pageTypes(t *testing.T, path string) (types []string) {
 	t.Helper()
-	db, err := bolt.Open(path, 0o600, nil) // not read-only: then bbolt does not load the free-page list
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var types []string
-	err = db.View(func(tx *bolt.Tx) error {
+	inspect(t, path, func(tx *bolt.Tx) error {
 		for id := 0; ; id++ {
 			info, err := tx.Page(id)
 			if err != nil || info == nil {
@@ -260,9 +259,6 @@ func pageTypes(t *testing.T, path string) []string {
 			types = append(types, info.Type)
 		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return types
 }
 
