@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,10 +13,7 @@ import (
 // Ctrl-C (SIGINT) and SIGTERM are the normal way to stop the emulator, so
 // they end it with exit status 0: `make emulator` then reports no error.
 func TestEmulator_stopsCleanlyOnSignal(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "mobileplan-emulator")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := emulatorBinary(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		cmd := exec.Command(bin, "-listen", "127.0.0.1:0", "-token", "t", "-quiet")
 		stdout, err := cmd.StdoutPipe()

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
 // Page sizes (interface document, section 8.1).
@@ -16,8 +18,8 @@ const (
 	maxPageSize     = 25
 	maxRequestBody  = 64 << 10
 	// Bounds that keep dataBytes and expireAt from overflowing int64.
-	maxInlineDataMBs    = 1 << 40
-	maxInlinePeriodDays = 100 * 366
+	maxInlineDataMBs    = state.MaxDataMegaBytes
+	maxInlinePeriodDays = state.MaxPeriodDays
 )
 
 func (e *Emulator) createSubscription(w http.ResponseWriter, r *http.Request) {
@@ -36,12 +38,12 @@ func (e *Emulator) createSubscription(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var out Subscription
-	err = e.change(func(ch *change) error {
-		sub, apiErr := e.store.create(ch, in)
+	err = e.commitThenNotify(func(tx *state.Tx, _ *[]any) error {
+		sub, apiErr := createSubscription(tx, in)
 		if apiErr != nil {
 			return &controlError{http.StatusPreconditionFailed, apiErr}
 		}
-		out = sub.wire(e.store.clock())
+		out = wire(&sub, tx.Now())
 		return nil
 	})
 	if err != nil {
@@ -49,6 +51,62 @@ func (e *Emulator) createSubscription(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// createInput is a create request after validation: exactly one of PlanID
+// and Inline is set.
+type createInput struct {
+	PlanID string
+	Inline *inlinePlan
+}
+
+type inlinePlan struct {
+	CoverageID string
+	DataMBs    int64
+	PeriodDays int64
+}
+
+// createSubscription assigns an eSIM and records the subscription. The
+// *ErrorBody is the 412 the service answers when the plan or the inventory
+// does not allow it.
+func createSubscription(tx *state.Tx, in createInput) (state.Subscription, *ErrorBody) {
+	now := tx.Now()
+	var plan Plan
+	if in.Inline != nil {
+		plan = Plan{
+			Name:              fmt.Sprintf("custom %d MB / %d days", in.Inline.DataMBs, in.Inline.PeriodDays),
+			DataMegaBytes:     in.Inline.DataMBs,
+			PeriodDays:        in.Inline.PeriodDays,
+			PeriodIterations:  1,
+			CoverageProfileID: ptr(in.Inline.CoverageID),
+			CreatedAt:         now,
+		}
+	} else {
+		p, ok := tx.Plan(in.PlanID)
+		switch {
+		case !ok:
+			return state.Subscription{}, newError(codeInvalidPlan, fmt.Sprintf("plan %q does not exist", in.PlanID), ErrorDetail{Property: "planId", Message: "no plan has this id", Suggestion: "list the account's plans (GET /v1/plans) and use the id of one that is neither archived nor an addon"})
+		case p.Archived:
+			return state.Subscription{}, newError(codeInvalidPlan, fmt.Sprintf("plan %q is archived and cannot be subscribed to", in.PlanID), ErrorDetail{Property: "planId", Message: "the plan is archived", Suggestion: "choose a plan that is not archived"})
+		case p.Addon:
+			return state.Subscription{}, newError(codeInvalidPlan, fmt.Sprintf("plan %q is an addon plan and cannot be subscribed to", in.PlanID), ErrorDetail{Property: "planId", Message: "the plan is an addon", Suggestion: "choose a base plan; addons attach to an existing subscription"})
+		}
+		plan = p
+	}
+	if in.Inline != nil {
+		// Added before the eSIM is looked for: a create refused for want of
+		// one is undone whole, the plan with it.
+		plan = tx.AddCustomPlan(plan)
+	}
+	sub, ok := tx.Subscribe(plan, now)
+	if !ok {
+		want := "any label"
+		if plan.Label != nil {
+			want = fmt.Sprintf("label %q", *plan.Label)
+		}
+		return state.Subscription{}, newError(codeOutOfInventory, fmt.Sprintf("no unassigned eSIM with %s is left in the account", want), ErrorDetail{Message: "the account's eSIM inventory is exhausted for this plan", Suggestion: "add eSIMs to the account's inventory, or choose a plan with another label"})
+	}
+	return sub, nil
 }
 
 // decodeCreateRequest checks the body of a create: a JSON object with
@@ -132,15 +190,36 @@ func fieldError(property, problem string) *ErrorBody {
 }
 
 func (e *Emulator) getSubscription(w http.ResponseWriter, r *http.Request) {
-	serveOne(w, "subscription", r.PathValue("id"), e.store.getSubscription)
+	serveOne(w, "subscription", r.PathValue("id"), e.subscription)
 }
 
 func (e *Emulator) getPlan(w http.ResponseWriter, r *http.Request) {
-	serveOne(w, "plan", r.PathValue("id"), e.store.getPlan)
+	serveOne(w, "plan", r.PathValue("id"), e.plan)
 }
 
 func (e *Emulator) getEsim(w http.ResponseWriter, r *http.Request) {
-	serveOne(w, "eSIM", r.PathValue("iccid"), e.store.getEsim)
+	serveOne(w, "eSIM", r.PathValue("iccid"), e.esim)
+}
+
+// subscription, plan and esim read one record by its key.
+func (e *Emulator) subscription(id string) (out Subscription, ok bool) {
+	e.state.View(func(r *state.ReadTx) {
+		var sub state.Subscription
+		if sub, ok = r.Subscription(id); ok {
+			out = wire(&sub, r.Now())
+		}
+	})
+	return out, ok
+}
+
+func (e *Emulator) plan(id string) (out Plan, ok bool) {
+	e.state.View(func(r *state.ReadTx) { out, ok = r.Plan(id) })
+	return out, ok
+}
+
+func (e *Emulator) esim(iccid string) (out Esim, ok bool) {
+	e.state.View(func(r *state.ReadTx) { out, ok = r.Esim(iccid) })
+	return out, ok
 }
 
 // serveOne answers the GET of one record by its key: the record, or a 404
@@ -155,15 +234,34 @@ func serveOne[T any](w http.ResponseWriter, what, key string, get func(string) (
 }
 
 func (e *Emulator) listSubscriptions(w http.ResponseWriter, r *http.Request) {
-	serveList(w, r, e.store.listSubscriptions)
+	serveList(w, r, func(cursor string, size int) (pg page[Subscription], err error) {
+		e.state.View(func(r *state.ReadTx) {
+			var subs []state.Subscription
+			if subs, pg.NextPage, err = r.ListSubscriptions(cursor, size); err != nil {
+				return
+			}
+			now := r.Now()
+			pg.Items = make([]Subscription, len(subs))
+			for i := range subs {
+				pg.Items[i] = wire(&subs[i], now)
+			}
+		})
+		return pg, err
+	})
 }
 
 func (e *Emulator) listPlans(w http.ResponseWriter, r *http.Request) {
-	serveList(w, r, e.store.listPlans)
+	serveList(w, r, func(cursor string, size int) (pg page[Plan], err error) {
+		e.state.View(func(r *state.ReadTx) { pg.Items, pg.NextPage, err = r.ListPlans(cursor, size) })
+		return pg, err
+	})
 }
 
 func (e *Emulator) listEsims(w http.ResponseWriter, r *http.Request) {
-	serveList(w, r, e.store.listEsims)
+	serveList(w, r, func(cursor string, size int) (pg page[Esim], err error) {
+		e.state.View(func(r *state.ReadTx) { pg.Items, pg.NextPage, err = r.ListEsims(cursor, size) })
+		return pg, err
+	})
 }
 
 func serveList[T any](w http.ResponseWriter, r *http.Request, list func(cursor string, size int) (page[T], error)) {
@@ -179,7 +277,7 @@ func serveList[T any](w http.ResponseWriter, r *http.Request, list func(cursor s
 		size = n
 	}
 	pg, err := list(q.Get("page"), size)
-	if errors.Is(err, errBadCursor) {
+	if errors.Is(err, state.ErrBadCursor) {
 		writeError(w, http.StatusBadRequest, newError(codeInvalidRequest, err.Error(),
 			ErrorDetail{Property: "page", Message: "unknown or malformed cursor", Suggestion: "pass the nextPage value of the previous response unchanged, or omit page for the first page"}))
 		return

@@ -377,7 +377,7 @@ func TestOutOfInventoryPerLabel(t *testing.T) {
 	}
 }
 
-// Issue 13 follow-up: a plan without a label takes an eSIM without a label
+// A plan without a label takes an eSIM without a label
 // while there is one, so it does not use up an eSIM a labelled plan needs
 // (the provider's plan-time check counts on it); it falls back to a
 // labelled eSIM only when no unlabelled one is free. The choice survives a
@@ -479,4 +479,15 @@ func equalPtr[T comparable](a, b *T) bool {
 
 func equalAllowance(a, b emulator.Allowance) bool {
 	return equalPtr(a.DataBytes, b.DataBytes) && equalPtr(a.VoiceSeconds, b.VoiceSeconds) && equalPtr(a.SmsMessages, b.SmsMessages)
+}
+
+// The bearer scheme name is case-insensitive (RFC 7235); the token is not.
+func TestAuthSchemeCaseInsensitive(t *testing.T) {
+	t.Parallel()
+	srv := emulatortest.Start(t, emulator.Options{})
+	for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
+		mustStatus(t, send(t, "GET", srv.URL+"/v1/plans", scheme+" "+srv.Token, ""), 200)
+	}
+	requireError(t, send(t, "GET", srv.URL+"/v1/plans", "Bearer "+srv.Token+"x", ""), 401, "unauthorized")
+	requireError(t, send(t, "GET", srv.URL+"/v1/plans", "Basic "+srv.Token, ""), 401, "unauthorized")
 }

@@ -1,11 +1,14 @@
 package emulator
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
 const (
@@ -24,25 +27,24 @@ func benchEmulator(b *testing.B, n int) *Emulator {
 		b.Fatal(err)
 	}
 	b.Cleanup(e.Close)
-	for range n {
-		if _, apiErr := e.store.create(&change{}, createInput{PlanID: benchPlan}); apiErr != nil {
-			b.Fatal(apiErr.Message)
-		}
+	if err := e.state.Update(func(tx *state.Tx) error { return createMany(tx, n) }); err != nil {
+		b.Fatal(err)
 	}
 	return e
 }
 
-func serveBench(b *testing.B, e *Emulator, method, target, body string) *httptest.ResponseRecorder {
-	var req *http.Request
-	if body != "" {
-		req = httptest.NewRequest(method, target, strings.NewReader(body))
-	} else {
-		req = httptest.NewRequest(method, target, nil)
+// createMany makes n subscriptions to benchPlan in one transaction.
+func createMany(tx *state.Tx, n int) error {
+	for range n {
+		if _, apiErr := createSubscription(tx, createInput{PlanID: benchPlan}); apiErr != nil {
+			return errors.New(apiErr.Message)
+		}
 	}
-	req.Header.Set("Authorization", "Bearer "+benchToken)
-	rec := httptest.NewRecorder()
-	e.ServeHTTP(rec, req)
-	return rec
+	return nil
+}
+
+func serveBench(b *testing.B, e *Emulator, method, target, body string) *httptest.ResponseRecorder {
+	return Serve(e, method, target, "127.0.0.1:40000", "Bearer "+benchToken, body)
 }
 
 // BenchmarkListSubscriptionsPage lists a page of 25 at 100k subscriptions:
@@ -51,16 +53,22 @@ func serveBench(b *testing.B, e *Emulator, method, target, body string) *httptes
 // scan to).
 func BenchmarkListSubscriptionsPage(b *testing.B) {
 	e := benchEmulator(b, benchSubs)
-	key := e.store.cursorKey
 	// The subscriptions cursor holds the Seq of the last item returned;
-	// newest first, so Seq 27 is near the end of the list.
+	// newest first, so Seq 27 is near the end of the list. A page as long
+	// as the list up to there hands out that cursor.
+	var middle, deep, esimsDeep *string
+	e.state.View(func(r *state.ReadTx) {
+		_, middle, _ = r.ListSubscriptions("", benchSubs-benchSubs/2+1)
+		_, deep, _ = r.ListSubscriptions("", benchSubs-27+1)
+		_, esimsDeep, _ = r.ListEsims("", 2*benchSubs-25)
+	})
 	for _, c := range []struct {
 		name   string
 		cursor string
 	}{
 		{"first", ""},
-		{"middle", encodeCursor(key, listSubscriptions, benchSubs/2)},
-		{"deep", encodeCursor(key, listSubscriptions, 27)},
+		{"middle", *middle},
+		{"deep", *deep},
 	} {
 		target := "/v1/subscriptions?pageSize=25"
 		if c.cursor != "" {
@@ -80,8 +88,11 @@ func BenchmarkListSubscriptionsPage(b *testing.B) {
 		b.Run("store/"+c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if pg, err := e.store.listSubscriptions(c.cursor, 25); err != nil || len(pg.Items) != 25 {
-					b.Fatal(err, len(pg.Items))
+				var items []state.Subscription
+				var err error
+				e.state.View(func(r *state.ReadTx) { items, _, err = r.ListSubscriptions(c.cursor, 25) })
+				if err != nil || len(items) != 25 {
+					b.Fatal(err, len(items))
 				}
 			}
 		})
@@ -92,13 +103,16 @@ func BenchmarkListSubscriptionsPage(b *testing.B) {
 		cursor string
 	}{
 		{"first", ""},
-		{"deep", encodeCursor(key, listEsims, 2*benchSubs-25)},
+		{"deep", *esimsDeep},
 	} {
 		b.Run("esims/"+c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if pg, err := e.store.listEsims(c.cursor, 25); err != nil || len(pg.Items) != 25 {
-					b.Fatal(err, len(pg.Items))
+				var items []Esim
+				var err error
+				e.state.View(func(r *state.ReadTx) { items, _, err = r.ListEsims(c.cursor, 25) })
+				if err != nil || len(items) != 25 {
+					b.Fatal(err, len(items))
 				}
 			}
 		})
@@ -114,7 +128,7 @@ func BenchmarkCreateSubscription(b *testing.B) {
 	for b.Loop() {
 		createForBench(b, e, body)
 	}
-	b.ReportMetric(float64(len(e.store.subs)), "subs-at-end")
+	b.ReportMetric(float64(e.Stats().Subscriptions), "subs-at-end")
 }
 
 // BenchmarkCreateSubscriptionInline is the same with an inline plan, which
@@ -135,7 +149,9 @@ func createForBench(b *testing.B, e *Emulator, body string) {
 	if rec.Code == http.StatusPreconditionFailed {
 		// Out of eSIMs after a long run: buy more, off the clock.
 		b.StopTimer()
-		e.store.addEsims(&change{}, benchSubs, nil)
+		if err := e.state.Update(func(tx *state.Tx) error { tx.AddEsims(benchSubs, nil); return nil }); err != nil {
+			b.Fatal(err)
+		}
 		b.StartTimer()
 		rec = serveBench(b, e, "POST", "/v1/subscriptions", body)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
 // Control operations under /_emulator/: what the real service does on its
@@ -131,7 +133,7 @@ func (e *Emulator) subscriptionAfter(id string, err error) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub, _ := e.store.getSubscription(id)
+	sub, _ := e.subscription(id)
 	return sub, nil
 }
 
@@ -139,29 +141,29 @@ func (e *Emulator) esimAfter(iccid string, err error) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	es, _ := e.store.getEsim(iccid)
+	es, _ := e.esim(iccid)
 	return es, nil
 }
 
 // Activate marks a subscription's eSIM as first used: it becomes active,
 // with activatedAt and expireAt set, and the activation events fire.
 func (e *Emulator) Activate(id string) error {
-	return e.change(func(ch *change) error { return e.store.activate(ch, id) })
+	return e.commitThenNotify(func(tx *state.Tx, announce *[]any) error { return activate(tx, announce, id) })
 }
 
 // RecordUsage consumes dataBytes of a subscription's data allowance.
 func (e *Emulator) RecordUsage(id string, dataBytes int64) error {
-	return e.change(func(ch *change) error { return e.store.recordUsage(ch, id, dataBytes) })
+	return e.commitThenNotify(func(tx *state.Tx, announce *[]any) error { return recordUsage(tx, announce, id, dataBytes) })
 }
 
 // MoveEsim records that an eSIM is now in another country.
 func (e *Emulator) MoveEsim(iccid, countryISO2 string) error {
-	return e.change(func(ch *change) error { return e.store.moveEsim(ch, iccid, countryISO2) })
+	return e.commitThenNotify(func(tx *state.Tx, announce *[]any) error { return moveEsim(tx, announce, iccid, countryISO2) })
 }
 
 // SetSmdpState changes an eSIM's SM-DP+ state.
-func (e *Emulator) SetSmdpState(iccid, state string) error {
-	return e.change(func(ch *change) error { return e.store.setSmdpState(ch, iccid, state) })
+func (e *Emulator) SetSmdpState(iccid, smdpState string) error {
+	return e.commitThenNotify(func(tx *state.Tx, announce *[]any) error { return setSmdpState(tx, announce, iccid, smdpState) })
 }
 
 // AddEsims grows the inventory by count eSIMs with the given label.
@@ -169,8 +171,8 @@ func (e *Emulator) AddEsims(count int, label *string) (int, error) {
 	if count < 1 || count > 100_000 {
 		return 0, badRequest("count must be from 1 to 100000")
 	}
-	err := e.change(func(ch *change) error {
-		e.store.addEsims(ch, count, label)
+	err := e.commitThenNotify(func(tx *state.Tx, _ *[]any) error {
+		tx.AddEsims(count, label)
 		return nil
 	})
 	if err != nil {
@@ -184,9 +186,9 @@ func (e *Emulator) AddEsims(count int, label *string) (int, error) {
 // ahead of the wall clock.
 func (e *Emulator) AdvanceClock(seconds int64) (int64, error) {
 	var now int64
-	err := e.change(func(ch *change) error {
+	err := e.commitThenNotify(func(tx *state.Tx, _ *[]any) error {
 		var err error
-		now, err = e.store.advanceClock(ch, seconds)
+		now, err = advanceClock(tx, seconds)
 		return err
 	})
 	return now, err
@@ -194,7 +196,9 @@ func (e *Emulator) AdvanceClock(seconds int64) (int64, error) {
 
 // Now is the emulator's clock, in Unix seconds.
 func (e *Emulator) Now() int64 {
-	return e.store.currentTime()
+	var now int64
+	e.state.View(func(r *state.ReadTx) { now = r.Now() })
+	return now
 }
 
 // Reset returns to the starting data set: no subscriptions, every eSIM free,
@@ -204,8 +208,8 @@ func (e *Emulator) Now() int64 {
 func (e *Emulator) Reset() { _ = e.reset() }
 
 func (e *Emulator) reset() error {
-	return e.change(func(ch *change) error {
-		e.store.reset(ch, e.dataset)
+	return e.commitThenNotify(func(tx *state.Tx, _ *[]any) error {
+		tx.Reset(e.dataset)
 		return nil
 	})
 }
@@ -222,7 +226,7 @@ type Stats struct {
 // deliveries.
 func (e *Emulator) Stats() Stats {
 	st := Stats{Requests: e.RequestCounts()}
-	st.Subscriptions, st.FreeEsims = e.store.counts()
+	e.state.View(func(r *state.ReadTx) { st.Subscriptions, st.FreeEsims = r.Counts() })
 	if e.hooks != nil {
 		ws := e.hooks.stats()
 		st.Webhooks = &ws

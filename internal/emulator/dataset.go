@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
 // Sizes of the built-in data set when the command line does not choose.
@@ -90,43 +91,6 @@ func DefaultDataset(plans, esims int) Dataset {
 	return ds
 }
 
-// ICCID makes a 19-digit ICCID (issuer prefix 8988247, serial, Luhn check
-// digit) for serial number n.
-func ICCID(n uint64) string {
-	body := fmt.Sprintf("8988247%011d", n%100_000_000_000)
-	return body + strconv.Itoa(luhnCheckDigit(body))
-}
-
-func luhnCheckDigit(digits string) int {
-	sum := 0
-	double := true // the check digit will be appended to the right
-	for i := len(digits) - 1; i >= 0; i-- {
-		d := int(digits[i] - '0')
-		if double {
-			d *= 2
-			if d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-		double = !double
-	}
-	return (10 - sum%10) % 10
-}
-
-// ValidICCID reports whether s has 19 or 20 digits and a valid Luhn check digit.
-func ValidICCID(s string) bool {
-	if len(s) != 19 && len(s) != 20 {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return luhnCheckDigit(s[:len(s)-1]) == int(s[len(s)-1]-'0')
-}
-
 // LoadDataset reads a -data file and checks it is usable.
 func LoadDataset(path string) (Dataset, error) {
 	var ds Dataset
@@ -140,49 +104,9 @@ func LoadDataset(path string) (Dataset, error) {
 	return ds, ds.Validate()
 }
 
-// Validate rejects data the service could never hold: duplicate ids, bad
-// ICCIDs, plans without data or period.
-func (ds Dataset) Validate() error {
-	seen := make(map[string]bool, len(ds.Plans))
-	for i, p := range ds.Plans {
-		switch {
-		case p.ID == "":
-			return fmt.Errorf("plans[%d]: id is empty", i)
-		case seen[p.ID]:
-			return fmt.Errorf("plans[%d]: duplicate id %q", i, p.ID)
-		case p.DataMegaBytes <= 0 || p.PeriodDays <= 0:
-			return fmt.Errorf("plans[%d] (%s): dataMegaBytes and periodDays must be positive", i, p.ID)
-		case p.DataMegaBytes > maxInlineDataMBs || p.PeriodDays > maxInlinePeriodDays || p.PeriodIterations < 0 || p.PeriodIterations > maxInlinePeriodDays ||
-			p.PeriodDays*max(p.PeriodIterations, 1) > maxInlinePeriodDays:
-			return fmt.Errorf("plans[%d] (%s): dataMegaBytes at most %d, periodDays x periodIterations at most %d days", i, p.ID, int64(maxInlineDataMBs), maxInlinePeriodDays)
-		}
-		seen[p.ID] = true
-	}
-	seen = make(map[string]bool, len(ds.Esims)) // sized: restoring a large state validates 200,000 of them
-	for i, e := range ds.Esims {
-		switch {
-		case !ValidICCID(e.ICCID):
-			return fmt.Errorf("esims[%d]: %q is not a valid ICCID (19 or 20 digits, Luhn check digit last)", i, e.ICCID)
-		case seen[e.ICCID]:
-			return fmt.Errorf("esims[%d]: duplicate iccid %q", i, e.ICCID)
-		}
-		seen[e.ICCID] = true
-	}
-	return nil
-}
+// ICCID makes a 19-digit ICCID (issuer prefix 8988247, serial, Luhn check
+// digit) for serial number n.
+func ICCID(n uint64) string { return state.ICCID(n) }
 
-func (ds Dataset) normalized() Dataset {
-	out := Dataset{Plans: append([]Plan(nil), ds.Plans...), Esims: append([]Esim(nil), ds.Esims...)}
-	for i := range out.Plans {
-		if out.Plans[i].PeriodIterations == 0 {
-			out.Plans[i].PeriodIterations = 1
-		}
-	}
-	for i := range out.Esims {
-		if out.Esims[i].SmdpState == "" {
-			out.Esims[i].SmdpState = "AVAILABLE"
-		}
-		out.Esims[i].SubscriptionID = nil
-	}
-	return out
-}
+// ValidICCID reports whether s has 19 or 20 digits and a valid Luhn check digit.
+func ValidICCID(s string) bool { return state.ValidICCID(s) }

@@ -8,7 +8,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
-	"fmt"
 	"io"
 	"log"
 	"net"
@@ -17,9 +16,8 @@ import (
 	"sync"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/mobileplan/terraform-provider-mobileplan/api"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
 // OpenAPIDocument is the OpenAPI 3 description of the /v1 API, served at
@@ -42,6 +40,10 @@ type Options struct {
 	Logger *log.Logger
 	// Now is the wall clock; nil means time.Now.
 	Now func() time.Time
+
+	// beforeCommit, when set, runs first in every write of StatePath, and
+	// its error fails the write as a full disk would; tests set it.
+	beforeCommit func() error
 }
 
 // Emulator is an http.Handler serving the service.
@@ -49,8 +51,7 @@ type Emulator struct {
 	opts      Options
 	tokenHash [32]byte
 	dataset   Dataset
-	store     *store
-	commit    *committer
+	state     *state.Store
 	faults    faultInjector
 	hooks     *dispatcher
 	logger    *log.Logger
@@ -82,31 +83,19 @@ func New(opts Options) (*Emulator, error) {
 		}
 		ds = *opts.Dataset
 	}
+	st, err := state.Open(state.Options{Path: opts.StatePath, Dataset: ds, Now: opts.Now, Logger: logger, BeforeCommit: opts.beforeCommit})
+	if err != nil {
+		return nil, err
+	}
 	e := &Emulator{
 		opts:      opts,
 		tokenHash: sha256.Sum256([]byte(opts.Token)),
 		dataset:   ds,
-		store:     newStore(ds, opts.Now),
+		state:     st,
 		logger:    logger,
 		counts:    map[string]int{},
 	}
 	e.faults.set(Faults{})
-	var db *bolt.DB
-	if opts.StatePath != "" {
-		var snap *snapshot
-		var err error
-		db, snap, err = openState(opts.StatePath, logger)
-		if err != nil {
-			return nil, err
-		}
-		if snap != nil {
-			snap.loadInto(e.store)
-		} else if err := writeState(db, e.store); err != nil {
-			_ = db.Close()
-			return nil, fmt.Errorf("state file %s: %w", opts.StatePath, err)
-		}
-	}
-	e.commit = newCommitter(e.store, db)
 	if opts.Webhook.URL != "" {
 		e.hooks = newDispatcher(opts.Webhook, logger)
 	}
@@ -118,11 +107,8 @@ func New(opts Options) (*Emulator, error) {
 // events are lost; changes made after Close are refused.
 func (e *Emulator) Close() {
 	e.closeOnce.Do(func() {
-		e.commit.close()
-		if e.commit.db != nil {
-			if err := e.commit.db.Close(); err != nil {
-				e.logger.Printf("state: closing %s: %v", e.opts.StatePath, err)
-			}
+		if err := e.state.Close(); err != nil {
+			e.logger.Printf("state: closing %s: %v", e.opts.StatePath, err)
 		}
 		if e.hooks != nil {
 			e.hooks.close()
@@ -227,13 +213,19 @@ func (e *Emulator) SetFaults(f Faults) {
 	e.faults.set(f)
 }
 
-// change runs op as one stored change and sends its events once stored.
-func (e *Emulator) change(op func(ch *change) error) error {
-	events, err := e.commit.apply(op)
+// commitThenNotify runs op as one change of the state and, once the change
+// is stored, sends the webhook events op announced. A refused or unstored
+// change announces nothing.
+func (e *Emulator) commitThenNotify(op func(tx *state.Tx, announce *[]any) error) error {
+	var events []any
+	err := e.state.Update(func(tx *state.Tx) error {
+		events = events[:0]
+		return op(tx, &events)
+	})
 	if err != nil {
-		var se *errStorage
+		var se *state.StorageError
 		if errors.As(err, &se) {
-			e.logger.Printf("state: cannot write %s: %v", e.opts.StatePath, se.err)
+			e.logger.Printf("state: cannot write %s: %v", e.opts.StatePath, se.Err)
 		}
 		return err
 	}

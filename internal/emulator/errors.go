@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
 // Error codes. The interface document names only outOfInventory; the others
@@ -48,13 +50,13 @@ func writeError(w http.ResponseWriter, status int, body *ErrorBody) {
 // emulator is shutting down.
 func writeChangeError(w http.ResponseWriter, err error) {
 	var ce *controlError
-	var se *errStorage
+	var se *state.StorageError
 	switch {
 	case errors.As(err, &ce):
 		writeError(w, ce.status, ce.body)
 	case errors.As(err, &se):
 		writeError(w, http.StatusInternalServerError, newError(codeInternal, se.Error()))
-	case errors.Is(err, errClosed):
+	case errors.Is(err, state.ErrClosed):
 		writeError(w, http.StatusServiceUnavailable, newError(codeInternal, "the emulator is shutting down; the change was not made"))
 	default:
 		writeError(w, http.StatusBadRequest, newError(codeInvalidRequest, err.Error()))

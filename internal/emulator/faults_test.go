@@ -14,7 +14,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 )
 
-// Issue 11, point 6: the proxy page names the status it is sent with.
+// The proxy page names the status it is sent with.
 func TestFaultHTMLPageNamesItsStatus(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{Dataset: smallDataset(1, 0)})

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -193,23 +192,9 @@ func eventually(tb testing.TB, within time.Duration, what string, cond func() bo
 	}
 }
 
-// serve runs one request through the handler directly, from addr.
+// serve runs one request through the handler directly, from remoteAddr.
 func serve(h http.Handler, method, target, remoteAddr, authz, body string) response {
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req := httptest.NewRequest(method, target, rd)
-	req.RemoteAddr = remoteAddr
-	req.Host = "127.0.0.1:8089" // as a local client sends it; control operations refuse other hosts
-	if method == http.MethodPost || method == http.MethodPut {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if authz != noAuth {
-		req.Header.Set("Authorization", authz)
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
+	rec := emulator.Serve(h, method, target, remoteAddr, authz, body)
 	return response{Status: rec.Code, Header: rec.Header(), Body: bytes.Clone(rec.Body.Bytes())}
 }
 

@@ -16,7 +16,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 )
 
-// Issue 10, point 7: a second emulator on the same -state file fails at
+// A second emulator on the same -state file fails at
 // once, with a message that says why, instead of overwriting the first.
 func TestStateFileLockedByAnotherEmulator(t *testing.T) {
 	t.Parallel()
@@ -47,7 +47,7 @@ func TestStateFileLockedByAnotherEmulator(t *testing.T) {
 	third.Close()
 }
 
-// Issue 10, point 9: an inconsistent state is refused at start, with a
+// An inconsistent state is refused at start, with a
 // message naming the first problem. The states are written in the JSON
 // format of earlier versions, which the emulator reads to migrate.
 func TestStateInconsistentRefused(t *testing.T) {
@@ -103,7 +103,7 @@ func itoa(n int) string { return jsonNumber(n) }
 
 func jsonNumber(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-// Issue 10, point 10: control operations refuse what a browser page on
+// Control operations refuse what a browser page on
 // another site could send: no JSON content type, or an Origin or Host that
 // is not loopback (DNS rebinding).
 func TestControlRefusesCrossSiteRequests(t *testing.T) {
@@ -168,7 +168,7 @@ func TestControlRefusesCrossSiteRequests(t *testing.T) {
 	}
 }
 
-// Issue 10, point 11: fault settings are validated, and GET shows what is
+// Fault settings are validated, and GET shows what is
 // left of the rules.
 func TestFaultSettingsValidated(t *testing.T) {
 	t.Parallel()
@@ -217,7 +217,7 @@ func TestFaultSettingsValidated(t *testing.T) {
 	mustStatus(t, api(t, srv, "GET", "/v1/plans", ""), 200)
 }
 
-// Issue 10, point 12: the clock advances by a bounded amount.
+// The clock advances by a bounded amount.
 func TestClockAdvanceBounded(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{Dataset: smallDataset(3, 0)})
@@ -237,7 +237,7 @@ func TestClockAdvanceBounded(t *testing.T) {
 
 func jsonNumber64(n int64) string { b, _ := json.Marshal(n); return string(b) }
 
-// Issue 10, point 14: a redirect is not followed; a 3xx is a failed
+// A redirect is not followed; a 3xx is a failed
 // delivery, retried, then dropped and counted as dropped.
 func TestWebhookRedirectIsNotDelivery(t *testing.T) {
 	t.Parallel()

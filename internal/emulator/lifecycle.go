@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 	"github.com/mobileplan/terraform-provider-mobileplan/webhook"
 )
 
@@ -34,82 +35,86 @@ func badRequest(msg string) *controlError {
 	return &controlError{400, newError(codeInvalidRequest, msg)}
 }
 
-// The operations below change the store; the caller holds s.mu and ch
-// collects what they touched.
+// The operations below change the state in tx, and add the webhook events
+// the change causes to announce; they are sent once it is stored.
 
 // activate marks the subscription's eSIM as first used.
-func (s *store) activate(ch *change, id string) error {
-	sub := s.subByID[id]
-	if sub == nil {
+func activate(tx *state.Tx, announce *[]any, id string) error {
+	sub, ok := tx.Subscription(id)
+	if !ok {
 		return notFound("subscription", id)
 	}
 	if sub.ActivatedAt != nil {
-		return &controlError{409, newError(codeConflict, fmt.Sprintf("subscription %q is already %s", id, sub.state(s.clock())))}
+		return &controlError{409, newError(codeConflict, fmt.Sprintf("subscription %q is already %s", id, stateOf(&sub, tx.Now())))}
 	}
-	s.activateLocked(ch, sub)
-	ch.putSub(sub)
-	return nil
+	_, err := markFirstUse(tx, announce, sub)
+	return err
 }
 
-// activateLocked sets the activation fields and adds its events; the
-// caller stores sub.
-func (s *store) activateLocked(ch *change, sub *subscription) {
-	now := s.clock()
-	ch.onUndo(func() { sub.ActivatedAt, sub.ExpireAt = nil, nil })
+// markFirstUse starts the subscription's validity (activatedAt, expireAt)
+// as the first use of its eSIM does, announces it, and installs the eSIM's
+// profile; it returns the subscription as changed.
+func markFirstUse(tx *state.Tx, announce *[]any, sub state.Subscription) (state.Subscription, error) {
+	now := tx.Now()
 	sub.ActivatedAt = ptr(now)
 	sub.ExpireAt = ptr(now + sub.Plan.PeriodDays*max(sub.Plan.PeriodIterations, 1)*86400)
+	if err := tx.UpdateSubscription(sub); err != nil {
+		return sub, err
+	}
 	v1 := webhook.SubscriptionActivatedEvent{Header: header(webhook.TypeSubscriptionActivated, now), SubscriptionID: sub.ID, EsimICCID: sub.EsimICCID}
 	v2 := webhook.AttachmentActivatedEvent{Header: header(webhook.TypeAttachmentActivated, now)}
 	v2.Data.Esim = sub.EsimICCID
 	v2.Data.Plan = eventPlanOf(sub.Plan)
 	v2.Data.AttachmentID = sub.AttachmentID
-	ch.events = append(ch.events, v1, v2)
+	*announce = append(*announce, v1, v2)
 	// First use installs the eSIM's profile: an SM-DP+ state change, which
 	// the service announces like any other.
-	if e := s.esimByICCID[sub.EsimICCID]; e != nil && e.SmdpState != "INSTALLED" {
-		old := e.SmdpState
-		ch.onUndo(func() { e.SmdpState = old })
+	if e, ok := tx.Esim(sub.EsimICCID); ok && e.SmdpState != "INSTALLED" {
 		e.SmdpState = "INSTALLED"
-		ch.putEsim(s, e)
-		ch.events = append(ch.events, smdpEvent(e.ICCID, "INSTALLED", now))
+		if err := tx.UpdateEsim(e); err != nil {
+			return sub, err
+		}
+		*announce = append(*announce, smdpEvent(e.ICCID, "INSTALLED", now))
 	}
+	return sub, nil
 }
 
 // recordUsage consumes data. A ready subscription is activated first, since
 // usage means its eSIM is in use. Thresholds crossed fire events; when one
 // record crosses several, the attachment event is sent only for the highest,
 // as the interface document warns may happen under heavy consumption.
-func (s *store) recordUsage(ch *change, id string, dataBytes int64) error {
+func recordUsage(tx *state.Tx, announce *[]any, id string, dataBytes int64) error {
 	if dataBytes <= 0 {
 		return badRequest("dataBytes must be a positive integer")
 	}
-	sub := s.subByID[id]
-	if sub == nil {
+	sub, ok := tx.Subscription(id)
+	if !ok {
 		return notFound("subscription", id)
 	}
 	if sub.ActivatedAt == nil {
-		s.activateLocked(ch, sub)
+		var err error
+		if sub, err = markFirstUse(tx, announce, sub); err != nil {
+			return err
+		}
 	}
-	if sub.state(s.clock()) == StateExpired {
+	if stateOf(&sub, tx.Now()) == StateExpired {
 		return &controlError{409, newError(codeConflict, fmt.Sprintf("subscription %q has expired", id))}
 	}
-	oldRemaining, oldNotified := sub.Remaining.DataBytes, sub.ThresholdsNotified
-	ch.onUndo(func() { sub.Remaining.DataBytes, sub.ThresholdsNotified = oldRemaining, oldNotified })
-	sub.ThresholdsNotified = append([]int(nil), oldNotified...) // the undo keeps the old slice intact
+	sub.ThresholdsNotified = append([]int(nil), sub.ThresholdsNotified...) // the stored slice stays as it is, for the undo
 	purchased := *sub.Purchased.DataBytes
 	remaining := max(*sub.Remaining.DataBytes-dataBytes, 0)
 	sub.Remaining.DataBytes = ptr(remaining)
 	used := purchased - remaining
 	percent := float64(used) * 100 / float64(purchased)
 
-	now := s.clock()
+	now := tx.Now()
 	highest := 0
 	for _, t := range usageThresholds {
 		if percent < float64(t) || notified(sub.ThresholdsNotified, t) {
 			continue
 		}
 		sub.ThresholdsNotified = append(sub.ThresholdsNotified, t)
-		ch.events = append(ch.events, webhook.SubscriptionAllowanceThresholdBreachedEvent{
+		*announce = append(*announce, webhook.SubscriptionAllowanceThresholdBreachedEvent{
 			Header: header(webhook.TypeSubscriptionAllowanceThresholdBreached, now), SubscriptionID: sub.ID, BreachedService: "data",
 			Threshold: t, EsimICCID: sub.EsimICCID,
 		})
@@ -124,10 +129,9 @@ func (s *store) recordUsage(ch *change, id string, dataBytes int64) error {
 		ev.Data.Esim = sub.EsimICCID
 		ev.Data.Plan = eventPlanOf(sub.Plan)
 		ev.Data.AttachmentID = sub.AttachmentID
-		ch.events = append(ch.events, ev)
+		*announce = append(*announce, ev)
 	}
-	ch.putSub(sub)
-	return nil
+	return tx.UpdateSubscription(sub)
 }
 
 func notified(done []int, t int) bool {
@@ -139,45 +143,45 @@ func notified(done []int, t int) bool {
 	return false
 }
 
-func (s *store) moveEsim(ch *change, iccid, country string) error {
+func moveEsim(tx *state.Tx, announce *[]any, iccid, country string) error {
 	country = strings.ToUpper(country)
 	if !countryCode.MatchString(country) {
 		return badRequest("countryIso2 must be an ISO 3166 alpha-2 code such as DE")
 	}
-	e := s.esimByICCID[iccid]
-	if e == nil {
+	e, ok := tx.Esim(iccid)
+	if !ok {
 		return notFound("eSIM", iccid)
 	}
 	if e.CountryISO2 != nil && *e.CountryISO2 == country {
 		return nil // no change detected, no event
 	}
-	old := e.CountryISO2
-	ch.onUndo(func() { e.CountryISO2 = old })
 	e.CountryISO2 = ptr(country)
-	ch.putEsim(s, e)
-	ev := webhook.SubscriptionV2EsimLocationChangedEvent{Header: header(webhook.TypeSubscriptionV2EsimLocationChanged, s.clock())}
+	if err := tx.UpdateEsim(e); err != nil {
+		return err
+	}
+	ev := webhook.SubscriptionV2EsimLocationChangedEvent{Header: header(webhook.TypeSubscriptionV2EsimLocationChanged, tx.Now())}
 	ev.Data.Esim = iccid
 	ev.Data.CountryISO2 = country
-	ch.events = append(ch.events, ev)
+	*announce = append(*announce, ev)
 	return nil
 }
 
-func (s *store) setSmdpState(ch *change, iccid, state string) error {
-	if !smdpStateWord.MatchString(state) {
+func setSmdpState(tx *state.Tx, announce *[]any, iccid, smdpState string) error {
+	if !smdpStateWord.MatchString(smdpState) {
 		return badRequest("state must be an uppercase word such as RELEASED")
 	}
-	e := s.esimByICCID[iccid]
-	if e == nil {
+	e, ok := tx.Esim(iccid)
+	if !ok {
 		return notFound("eSIM", iccid)
 	}
-	if e.SmdpState == state {
+	if e.SmdpState == smdpState {
 		return nil // no change, no event
 	}
-	old := e.SmdpState
-	ch.onUndo(func() { e.SmdpState = old })
-	e.SmdpState = state
-	ch.putEsim(s, e)
-	ch.events = append(ch.events, smdpEvent(iccid, state, s.clock()))
+	e.SmdpState = smdpState
+	if err := tx.UpdateEsim(e); err != nil {
+		return err
+	}
+	*announce = append(*announce, smdpEvent(iccid, smdpState, tx.Now()))
 	return nil
 }
 
@@ -185,10 +189,10 @@ func header(typ string, now int64) webhook.Header {
 	return webhook.Header{Type: typ, Timestamp: now}
 }
 
-func smdpEvent(iccid, state string, now int64) webhook.EsimSmdpStateChangedEvent {
+func smdpEvent(iccid, smdpState string, now int64) webhook.EsimSmdpStateChangedEvent {
 	ev := webhook.EsimSmdpStateChangedEvent{Header: header(webhook.TypeEsimSmdpStateChanged, now)}
 	ev.Data.Esim = iccid
-	ev.Data.SmdpStateChange.State = state
+	ev.Data.SmdpStateChange.State = smdpState
 	ev.Data.SmdpStateChange.ModifiedAt = now
 	ev.Data.SmdpStateChange.ModificationResult = "SUCCESS"
 	return ev
@@ -197,26 +201,17 @@ func smdpEvent(iccid, state string, now int64) webhook.EsimSmdpStateChangedEvent
 // MaxClockOffsetSeconds bounds how far the emulator's clock may run ahead of
 // the wall clock: 200 years, twice the longest plan period, far from where
 // Unix seconds overflow.
-const MaxClockOffsetSeconds = 200 * 366 * 86400
+const MaxClockOffsetSeconds = state.MaxClockOffsetSeconds
 
 // advanceClock moves the emulator's clock forward; subscriptions whose
 // expireAt has passed read as expired from then on.
-func (s *store) advanceClock(ch *change, seconds int64) (int64, error) {
-	if seconds <= 0 || seconds > MaxClockOffsetSeconds-s.clockOffset {
+func advanceClock(tx *state.Tx, seconds int64) (int64, error) {
+	if offset := tx.ClockOffset(); seconds <= 0 || seconds > MaxClockOffsetSeconds-offset {
 		return 0, badRequest(fmt.Sprintf("seconds must be a positive integer, and the clock can run at most %d seconds (200 years) ahead of the wall clock; it is %d seconds ahead now",
-			int64(MaxClockOffsetSeconds), s.clockOffset))
+			int64(MaxClockOffsetSeconds), offset))
 	}
-	old := s.clockOffset
-	ch.onUndo(func() { s.clockOffset = old })
-	s.clockOffset += seconds
-	ch.putMeta(metaClockOffset, s.clockOffset)
-	return s.clock(), nil
-}
-
-// reset returns to ds and stores all of it.
-func (s *store) reset(ch *change, ds Dataset) {
-	saved := s.content // load replaces every slice and map, so this stays intact
-	ch.onUndo(func() { s.content = saved })
-	s.load(ds.normalized(), nil, 0, 0)
-	ch.putAll(s)
+	if err := tx.AdvanceClock(seconds); err != nil {
+		return 0, err
+	}
+	return tx.Now(), nil
 }

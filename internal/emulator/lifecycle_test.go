@@ -412,3 +412,10 @@ func TestControlLoopbackOnly(t *testing.T) {
 		}
 	}
 }
+
+// Unknown control operations answer with the Error body, like the API.
+func TestUnknownControlOperation(t *testing.T) {
+	t.Parallel()
+	srv := emulatortest.Start(t, emulator.Options{})
+	requireError(t, ctl(t, srv, "POST", "/_emulator/nothing-here", ""), 404, "notFound")
+}

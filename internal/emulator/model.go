@@ -1,52 +1,23 @@
 package emulator
 
+import "github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 // Wire shapes of the service, spelled exactly as the interface document and
 // the contract spell them. The emulator keeps its own copies rather than
 // importing the client's types so that a wire-name mistake on one side is
 // caught by the other side's tests instead of being shared silently.
 
-// Plan is a plan record (contract: "Records the document leaves out").
-type Plan struct {
-	ID                 string  `json:"id"`
-	Name               string  `json:"name"`
-	DataMegaBytes      int64   `json:"dataMegaBytes"`
-	PeriodDays         int64   `json:"periodDays"`
-	PeriodIterations   int64   `json:"periodIterations"`
-	ThrottledSpeedKbps int64   `json:"throttledSpeedKbps"`
-	Label              *string `json:"label"`
-	CoverageProfileID  *string `json:"coverageProfileId"`
-	Archived           bool    `json:"archived"`
-	Addon              bool    `json:"addon"`
-	CreatedAt          int64   `json:"createdAt"`
-}
-
-// Esim is an eSIM record of the account's inventory.
-type Esim struct {
-	ICCID          string  `json:"iccid"`
-	Label          *string `json:"label"`
-	SmdpState      string  `json:"smdpState"`
-	SubscriptionID *string `json:"subscriptionId"`
-	CountryISO2    *string `json:"countryIso2"`
-	CreatedAt      int64   `json:"createdAt"`
-}
-
-// PlanForAttachment is the plan as embedded in a subscription (section 2.2).
-type PlanForAttachment struct {
-	Name               string  `json:"name"`
-	DataMegaBytes      int64   `json:"dataMegaBytes"`
-	PeriodDays         int64   `json:"periodDays"`
-	PeriodIterations   int64   `json:"periodIterations"`
-	ThrottledSpeedKbps int64   `json:"throttledSpeedKbps"`
-	Label              *string `json:"label"`
-	CoverageProfileID  *string `json:"coverageProfileId"`
-}
-
-// Allowance is section 2.3; every field may be null.
-type Allowance struct {
-	DataBytes    *int64 `json:"dataBytes"`
-	VoiceSeconds *int64 `json:"voiceSeconds"`
-	SmsMessages  *int64 `json:"smsMessages"`
-}
+// The records the state holds, under the names this package has always
+// given them.
+type (
+	Plan              = state.Plan
+	Esim              = state.Esim
+	PlanForAttachment = state.PlanForAttachment
+	Allowance         = state.Allowance
+	// Dataset is what the emulator starts with: the account's plans and eSIM
+	// inventory. It is also the format of the -data file.
+	Dataset = state.Dataset
+)
 
 // Subscription is the wire form of section 2.1.
 type Subscription struct {
@@ -70,6 +41,40 @@ const (
 	StateExpired = "expired"
 )
 
+// stateOf is the subscription's state at now: it is derived from the clock
+// on every read, so that expiry needs no background job.
+func stateOf(s *state.Subscription, now int64) string {
+	switch {
+	case s.ActivatedAt == nil:
+		return StateReady
+	case s.ExpireAt != nil && now >= *s.ExpireAt:
+		return StateExpired
+	default:
+		return StateActive
+	}
+}
+
+// wire is the subscription as the API shows it at now.
+func wire(s *state.Subscription, now int64) Subscription {
+	md := make(map[string]string, len(s.Metadata))
+	for k, v := range s.Metadata {
+		md[k] = v
+	}
+	return Subscription{
+		ID:                 s.ID,
+		EsimICCID:          s.EsimICCID,
+		PlanID:             s.PlanID,
+		Plan:               s.Plan,
+		CreatedAt:          s.CreatedAt,
+		ActivatedAt:        s.ActivatedAt,
+		ExpireAt:           s.ExpireAt,
+		PurchasedAllowance: s.Purchased,
+		RemainingAllownace: s.Remaining,
+		State:              stateOf(s, now),
+		Metadata:           md,
+	}
+}
+
 // ErrorBody is section 2.4, with the optional richer-shape details the
 // contract asks clients to read.
 type ErrorBody struct {
@@ -89,13 +94,6 @@ type ErrorDetail struct {
 type page[T any] struct {
 	Items    []T     `json:"items"`
 	NextPage *string `json:"nextPage"`
-}
-
-// Dataset is what the emulator starts with: the account's plans and eSIM
-// inventory. It is also the format of the -data file.
-type Dataset struct {
-	Plans []Plan `json:"plans"`
-	Esims []Esim `json:"esims"`
 }
 
 func ptr[T any](v T) *T { return &v }

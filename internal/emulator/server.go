@@ -21,14 +21,33 @@ const (
 	IdleTimeout = 15 * time.Second
 )
 
+// ServerOptions set the timeouts of the emulator's HTTP server; a zero
+// field takes the default above. Tests shorten them so that they need not
+// wait as long as a slow client may take.
+type ServerOptions struct {
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+}
+
 // NewServer returns the HTTP server the mobileplan-emulator command runs h
 // with, timeouts set.
-func NewServer(h http.Handler) *http.Server {
+func NewServer(h http.Handler) *http.Server { return ServerOptions{}.NewServer(h) }
+
+// NewServer returns an HTTP server for h with these timeouts.
+func (o ServerOptions) NewServer(h http.Handler) *http.Server {
+	orDefault := func(d, def time.Duration) time.Duration {
+		if d > 0 {
+			return d
+		}
+		return def
+	}
 	return &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: ReadHeaderTimeout,
-		ReadTimeout:       ReadTimeout,
-		WriteTimeout:      WriteTimeout,
-		IdleTimeout:       IdleTimeout,
+		ReadHeaderTimeout: orDefault(o.ReadHeaderTimeout, ReadHeaderTimeout),
+		ReadTimeout:       orDefault(o.ReadTimeout, ReadTimeout),
+		WriteTimeout:      orDefault(o.WriteTimeout, WriteTimeout),
+		IdleTimeout:       orDefault(o.IdleTimeout, IdleTimeout),
 	}
 }

@@ -14,8 +14,12 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 )
 
+// Timeouts of the servers these tests start: short, so that a test of a
+// timeout waits for about a second, not for the defaults.
+var testServerOptions = emulator.ServerOptions{ReadTimeout: time.Second, IdleTimeout: 500 * time.Millisecond}
+
 // startServer serves an emulator with the command's server (same
-// constructor, same timeouts) on a loopback port.
+// constructor, timeouts testServerOptions) on a loopback port.
 func startServer(t *testing.T) string {
 	t.Helper()
 	emu, err := emulator.New(emulator.Options{Token: "tok", Dataset: smallDataset(3, 0)})
@@ -26,7 +30,7 @@ func startServer(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := emulator.NewServer(emu)
+	srv := testServerOptions.NewServer(emu)
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close(); emu.Close() })
 	return ln.Addr().String()
@@ -60,8 +64,8 @@ func closedWithin(t *testing.T, conn net.Conn, limit time.Duration) {
 	t.Logf("closed by the server after %v", time.Since(start).Round(100*time.Millisecond))
 }
 
-// Issue 10, point 13: a client that trickles its request body is cut off
-// after the read timeout.
+// A client that trickles its request body is cut off after the read
+// timeout.
 func TestServerClosesBodyTrickler(t *testing.T) {
 	t.Parallel()
 	conn := dialServer(t, "POST /v1/subscriptions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer tok\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
@@ -81,11 +85,10 @@ func TestServerClosesBodyTrickler(t *testing.T) {
 			}
 		}
 	}()
-	closedWithin(t, conn, emulator.ReadTimeout+3*time.Second)
+	closedWithin(t, conn, testServerOptions.ReadTimeout+3*time.Second)
 }
 
-// Issue 10, point 13: an idle keep-alive connection is closed after the idle
-// timeout.
+// An idle keep-alive connection is closed after the idle timeout.
 func TestServerClosesIdleConnection(t *testing.T) {
 	t.Parallel()
 	conn := dialServer(t, "GET /v1/plans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer tok\r\n\r\n")
@@ -99,10 +102,11 @@ func TestServerClosesIdleConnection(t *testing.T) {
 	if resp.StatusCode != 200 || resp.Close {
 		t.Fatalf("first request: %d, close %v", resp.StatusCode, resp.Close)
 	}
-	closedWithin(t, conn, emulator.IdleTimeout+3*time.Second)
+	closedWithin(t, conn, testServerOptions.IdleTimeout+3*time.Second)
 }
 
-// The values are the documented ones.
+// The command's server has the documented timeouts; options override
+// each, and leave the others at theirs.
 func TestServerTimeoutsDocumented(t *testing.T) {
 	t.Parallel()
 	srv := emulator.NewServer(http.NotFoundHandler())
@@ -120,5 +124,11 @@ func TestServerTimeoutsDocumented(t *testing.T) {
 		if !strings.Contains(string(readme), d.String()) {
 			t.Errorf("README does not give %s (%v)", name, d)
 		}
+	}
+	short := testServerOptions.NewServer(http.NotFoundHandler())
+	if short.ReadTimeout != testServerOptions.ReadTimeout || short.IdleTimeout != testServerOptions.IdleTimeout ||
+		short.ReadHeaderTimeout != srv.ReadHeaderTimeout || short.WriteTimeout != srv.WriteTimeout {
+		t.Errorf("ServerOptions %+v gave timeouts header %v, read %v, write %v, idle %v", testServerOptions,
+			short.ReadHeaderTimeout, short.ReadTimeout, short.WriteTimeout, short.IdleTimeout)
 	}
 }

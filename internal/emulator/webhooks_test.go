@@ -519,3 +519,18 @@ func TestWebhookOff(t *testing.T) {
 		t.Errorf("webhook stats without a webhook: %+v", st.Webhooks)
 	}
 }
+
+// Location and SM-DP+ events say something changed: repeating the same
+// value sends nothing.
+func TestNoEventWithoutChange(t *testing.T) {
+	t.Parallel()
+	srv := emulatortest.Start(t, emulator.Options{Webhook: emulator.WebhookOptions{URL: "http://127.0.0.1:1/unused", Secret: "s"}})
+	iccid := emulator.ICCID(1)
+	for range 2 {
+		moveEsim(t, srv, iccid, "FR")
+		mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims/"+iccid+"/smdp-state", `{"state":"RELEASED"}`), 200)
+	}
+	if q := srv.Stats().Webhooks.Queued; q != 2 {
+		t.Errorf("%d events queued for two changes repeated twice, want 2", q)
+	}
+}

@@ -1,4 +1,4 @@
-package emulator
+package state
 
 import (
 	"bytes"
@@ -15,7 +15,6 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 )
 
 // The -state file is a bbolt database: one record per plan, eSIM and
@@ -50,75 +49,7 @@ const lockWait = 200 * time.Millisecond
 
 func indexKey(i int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(i)) }
 
-func (c *change) put(bucket, key []byte, v any) {
-	if c.persist {
-		c.puts = append(c.puts, record{bucket, key, encodeRecord(v)})
-	}
-}
-
-func (c *change) putMeta(key []byte, v int64) {
-	if c.persist {
-		c.puts = append(c.puts, record{bucketMeta, key, []byte(strconv.FormatInt(v, 10))})
-	}
-}
-
-// Records of the store, encoded under the store's lock.
-func (c *change) putSub(sub *subscription) { c.put(bucketSubs, indexKey(sub.Seq), sub) }
-func (c *change) putEsim(s *store, e *Esim) {
-	c.put(bucketEsims, indexKey(int64(s.esimPos[e.ICCID])), e)
-}
-func (c *change) putPlan(i int, p *Plan) { c.put(bucketPlans, indexKey(int64(i)), p) }
-
-// putAll replaces the whole stored state with the store's content.
-func (c *change) putAll(s *store) {
-	if !c.persist {
-		return
-	}
-	c.reset = true
-	c.puts = append(c.puts, record{bucketMeta, metaFormat, []byte(stateFormat)}, record{bucketMeta, metaCursorKey, s.cursorKey})
-	c.putMeta(metaClockOffset, s.clockOffset)
-	c.putMeta(metaCustomPlans, int64(s.custom))
-	for i, p := range s.plans {
-		c.putPlan(i, p)
-	}
-	for _, e := range s.esims {
-		c.putEsim(s, e)
-	}
-	for _, sub := range s.subs {
-		c.putSub(sub)
-	}
-}
-
-// openState opens (or creates) the state database at path, migrating a
-// state file of the earlier JSON format. It returns the database and the
-// snapshot it holds; a nil snapshot means the file is new.
-func openState(path string, logger interface{ Printf(string, ...any) }) (*bolt.DB, *snapshot, error) {
-	legacy, err := isLegacyJSON(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if legacy {
-		if err := migrateLegacy(path, logger); err != nil {
-			return nil, nil, err
-		}
-	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockWait})
-	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, nil, fmt.Errorf("state file %s is in use by another emulator (it is locked); stop that emulator first, or give this one another -state file", path)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("state file %s: %w (is it an emulator state file?)", path, err)
-	}
-	snap, err := readState(db)
-	if err == nil && snap != nil {
-		err = snap.validate()
-	}
-	if err != nil {
-		_ = db.Close()
-		return nil, nil, fmt.Errorf("state file %s: %w; fix or remove the file", path, err)
-	}
-	return db, snap, nil
-}
+func formatMeta(v int64) []byte { return []byte(strconv.FormatInt(v, 10)) }
 
 // isLegacyJSON reports whether path holds a state file of the JSON format.
 func isLegacyJSON(path string) (bool, error) {
@@ -169,11 +100,11 @@ func readState(db *bolt.DB) (*snapshot, error) {
 		if snap.Esims, err = readRecords[Esim](tx, bucketEsims); err != nil {
 			return err
 		}
-		subs, err := readRecords[subscription](tx, bucketSubs)
+		subs, err := readRecords[Subscription](tx, bucketSubs)
 		if err != nil {
 			return err
 		}
-		snap.Subscriptions = make([]*subscription, len(subs))
+		snap.Subscriptions = make([]*Subscription, len(subs))
 		for i := range subs {
 			snap.Subscriptions[i] = &subs[i]
 		}
@@ -230,13 +161,17 @@ func decodeAll[T any](name []byte, raw [][]byte) ([]T, error) {
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			dec := newRecordDecoder()
-			for i := w * len(raw) / workers; i < (w+1)*len(raw)/workers; i++ {
-				if err := dec.decode(raw[i], &out[i]); err != nil {
-					errs[w] = fmt.Errorf("%s[%d]: %w", name, i, err)
-					return
+			// The records lie in the mapped file: a damaged length reads
+			// past its end.
+			errs[w] = withFaultsAsErrors(func() error {
+				dec := newRecordDecoder()
+				for i := w * len(raw) / workers; i < (w+1)*len(raw)/workers; i++ {
+					if err := dec.decode(raw[i], &out[i]); err != nil {
+						return fmt.Errorf("%s[%d]: %w", name, i, err)
+					}
 				}
-			}
+				return nil
+			})
 		})
 	}
 	wg.Wait()
@@ -244,10 +179,10 @@ func decodeAll[T any](name []byte, raw [][]byte) ([]T, error) {
 }
 
 // writeState replaces everything in db with snap.
-func writeState(db *bolt.DB, s *store) error {
-	ch := &change{persist: true}
-	ch.putAll(s)
-	return db.Update(func(tx *bolt.Tx) error { return writeChange(tx, ch) })
+func writeState(db *bolt.DB, s *Store) error {
+	tx := &Tx{ReadTx: ReadTx{s: s}, persist: true}
+	tx.putAll()
+	return db.Update(tx.writeTo)
 }
 
 // migrateLegacy turns a JSON state file into a database in place, keeping
@@ -273,7 +208,7 @@ func migrateLegacy(path string, logger interface{ Printf(string, ...any) }) erro
 	if err != nil {
 		return fmt.Errorf("migrating state file %s: %w", path, err)
 	}
-	s := &store{now: time.Now}
+	s := &Store{now: time.Now}
 	snap.loadInto(s)
 	err = writeState(db, s)
 	if cerr := db.Close(); err == nil {

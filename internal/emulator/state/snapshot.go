@@ -1,4 +1,4 @@
-package emulator
+package state
 
 // snapshot is everything the store holds, including the cursor key so that
 // cursors handed out before a restart stay valid. It is what a restart
@@ -11,14 +11,14 @@ type snapshot struct {
 	CustomPlans   int             `json:"customPlans"`
 	Plans         []Plan          `json:"plans"`
 	Esims         []Esim          `json:"esims"`
-	Subscriptions []*subscription `json:"subscriptions"`
+	Subscriptions []*Subscription `json:"subscriptions"`
 }
 
 const snapshotVersion = 1
 
 // loadInto replaces the store's content with the snapshot, which must have
 // passed validate.
-func (snap *snapshot) loadInto(s *store) {
+func (snap *snapshot) loadInto(s *Store) {
 	s.load(Dataset{Plans: snap.Plans, Esims: snap.Esims}, snap.Subscriptions, snap.CustomPlans, snap.ClockOffset)
 	s.cursorKey = snap.CursorKey
 }

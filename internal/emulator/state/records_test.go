@@ -1,4 +1,4 @@
-package emulator
+package state
 
 import (
 	"encoding/json"
@@ -40,7 +40,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 	if err := snap.validate(); err != nil {
 		t.Fatal(err)
 	}
-	before := &store{now: time.Now}
+	before := &Store{now: time.Now}
 	snap.loadInto(before)
 
 	db, err := bolt.Open(filepath.Join(t.TempDir(), "state"), 0o600, nil)
@@ -58,7 +58,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 	if err := back.validate(); err != nil {
 		t.Fatal(err)
 	}
-	after := &store{now: time.Now}
+	after := &Store{now: time.Now}
 	back.loadInto(after)
 
 	for name, pair := range map[string][2]any{
@@ -86,9 +86,9 @@ func TestRecordLayoutPinned(t *testing.T) {
 	const pinnedLayout = "" +
 		"Plan{ID string; Name string; DataMegaBytes int64; PeriodDays int64; PeriodIterations int64; ThrottledSpeedKbps int64; Label *string; CoverageProfileID *string; Archived bool; Addon bool; CreatedAt int64}\n" +
 		"Esim{ICCID string; Label *string; SmdpState string; SubscriptionID *string; CountryISO2 *string; CreatedAt int64}\n" +
-		"subscription{Seq int64; ID string; AttachmentID string; EsimICCID string; PlanID string; Plan PlanForAttachment{Name string; DataMegaBytes int64; PeriodDays int64; PeriodIterations int64; ThrottledSpeedKbps int64; Label *string; CoverageProfileID *string}; CreatedAt int64; ActivatedAt *int64; ExpireAt *int64; Purchased Allowance{DataBytes *int64; VoiceSeconds *int64; SmsMessages *int64}; Remaining Allowance{DataBytes *int64; VoiceSeconds *int64; SmsMessages *int64}; Metadata map[string]string; ThresholdsNotified []int}\n"
+		"Subscription{Seq int64; ID string; AttachmentID string; EsimICCID string; PlanID string; Plan PlanForAttachment{Name string; DataMegaBytes int64; PeriodDays int64; PeriodIterations int64; ThrottledSpeedKbps int64; Label *string; CoverageProfileID *string}; CreatedAt int64; ActivatedAt *int64; ExpireAt *int64; Purchased Allowance{DataBytes *int64; VoiceSeconds *int64; SmsMessages *int64}; Remaining Allowance{DataBytes *int64; VoiceSeconds *int64; SmsMessages *int64}; Metadata map[string]string; ThresholdsNotified []int}\n"
 	var got strings.Builder
-	for _, v := range []any{Plan{}, Esim{}, subscription{}} {
+	for _, v := range []any{Plan{}, Esim{}, Subscription{}} {
 		got.WriteString(layoutOf(reflect.TypeOf(v)) + "\n")
 	}
 	if got.String() != pinnedLayout || stateFormat != pinnedFormat {
@@ -104,7 +104,7 @@ func layoutOf(t reflect.Type) string {
 		if f.Type.Kind() == reflect.Struct {
 			typ = layoutOf(f.Type)
 		}
-		fields[i] = f.Name + " " + strings.TrimPrefix(typ, "emulator.")
+		fields[i] = f.Name + " " + strings.TrimPrefix(typ, "state.")
 	}
 	return t.Name() + "{" + strings.Join(fields, "; ") + "}"
 }
@@ -123,7 +123,7 @@ func FuzzStateRecord(f *testing.F) {
 		dec := newRecordDecoder()
 		var p Plan
 		var e Esim
-		var sub subscription
+		var sub Subscription
 		_ = dec.decode(raw, &p)
 		_ = dec.decode(raw, &e)
 		_ = dec.decode(raw, &sub)

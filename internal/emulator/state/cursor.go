@@ -1,11 +1,10 @@
-package emulator
+package state
 
 import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"errors"
 )
 
 // Cursors are opaque to clients: a version byte, the list they belong to and
@@ -28,8 +27,6 @@ const (
 	cursorMACLen  = 16
 )
 
-var errBadCursor = errors.New("the page cursor is not one this service issued for this list")
-
 func encodeCursor(key []byte, kind listKind, pos int64) string {
 	buf := make([]byte, cursorBody, cursorBody+cursorMACLen)
 	buf[0] = cursorVersion
@@ -38,23 +35,23 @@ func encodeCursor(key []byte, kind listKind, pos int64) string {
 	return base64.StdEncoding.EncodeToString(append(buf, cursorMAC(key, buf)...))
 }
 
-// decodeCursor returns the position sealed in s, or errBadCursor for anything
+// decodeCursor returns the position sealed in s, or ErrBadCursor for anything
 // malformed, tampered with, or issued for another list or by another key.
 func decodeCursor(key []byte, kind listKind, s string) (int64, error) {
 	raw, err := base64.StdEncoding.Strict().DecodeString(s)
 	if err != nil || len(raw) != cursorBody+cursorMACLen {
-		return 0, errBadCursor
+		return 0, ErrBadCursor
 	}
 	body, mac := raw[:cursorBody], raw[cursorBody:]
 	if !hmac.Equal(mac, cursorMAC(key, body)) {
-		return 0, errBadCursor
+		return 0, ErrBadCursor
 	}
 	if body[0] != cursorVersion || listKind(body[1]) != kind {
-		return 0, errBadCursor
+		return 0, ErrBadCursor
 	}
 	pos := int64(binary.BigEndian.Uint64(body[2:]))
 	if pos < 0 {
-		return 0, errBadCursor
+		return 0, ErrBadCursor
 	}
 	return pos, nil
 }

@@ -1,4 +1,4 @@
-package emulator
+package state
 
 import (
 	"errors"
@@ -10,8 +10,6 @@ import (
 // minCursorKey is the shortest cursor key a state may hold: shorter keys
 // would make cursors forgeable.
 const minCursorKey = 16
-
-const customPlanPrefix = "plan_custom_"
 
 // validate checks a restored state before any handler sees it: everything
 // the handlers rely on without checking (every subscription's eSIM and plan
@@ -48,7 +46,7 @@ func (snap *snapshot) validateSubscriptions() error {
 	plans := make(map[string]bool, len(snap.Plans))
 	for i, p := range snap.Plans {
 		plans[p.ID] = true
-		if n, ok := strings.CutPrefix(p.ID, customPlanPrefix); ok {
+		if n, ok := strings.CutPrefix(p.ID, CustomPlanPrefix); ok {
 			if k, err := strconv.Atoi(n); err == nil && k > snap.CustomPlans {
 				return fmt.Errorf("plans[%d]: custom plan %q is numbered beyond customPlans %d", i, p.ID, snap.CustomPlans)
 			}
@@ -92,7 +90,7 @@ func (snap *snapshot) validateSubscriptions() error {
 }
 
 // check validates one subscription on its own; i is its position.
-func (sub *subscription) check(i int) error {
+func (sub *Subscription) check(i int) error {
 	if sub == nil {
 		return fmt.Errorf("subscriptions[%d] is null", i)
 	}
@@ -109,9 +107,9 @@ func (sub *subscription) check(i int) error {
 		return fmt.Errorf("%s: purchased.dataBytes is missing or not positive", where)
 	case rem == nil || *rem < 0 || *rem > *pur:
 		return fmt.Errorf("%s: remaining.dataBytes is missing or outside 0 to purchased", where)
-	case sub.Plan.PeriodDays <= 0 || sub.Plan.PeriodDays > maxInlinePeriodDays || sub.Plan.PeriodIterations < 0 || sub.Plan.PeriodIterations > maxInlinePeriodDays ||
-		sub.Plan.PeriodDays*max(sub.Plan.PeriodIterations, 1) > maxInlinePeriodDays:
-		return fmt.Errorf("%s: plan.periodDays x periodIterations must be from 1 to %d days", where, maxInlinePeriodDays)
+	case sub.Plan.PeriodDays <= 0 || sub.Plan.PeriodDays > MaxPeriodDays || sub.Plan.PeriodIterations < 0 || sub.Plan.PeriodIterations > MaxPeriodDays ||
+		sub.Plan.PeriodDays*max(sub.Plan.PeriodIterations, 1) > MaxPeriodDays:
+		return fmt.Errorf("%s: plan.periodDays x periodIterations must be from 1 to %d days", where, MaxPeriodDays)
 	case sub.ExpireAt != nil && sub.ActivatedAt == nil:
 		return fmt.Errorf("%s: expireAt without activatedAt", where)
 	}
@@ -121,7 +119,7 @@ func (sub *subscription) check(i int) error {
 // subRef names a subscription in messages; it formats only when printed.
 type subRef struct {
 	i   int
-	sub *subscription
+	sub *Subscription
 }
 
 func (r subRef) String() string { return fmt.Sprintf("subscriptions[%d] (%s)", r.i, r.sub.ID) }
