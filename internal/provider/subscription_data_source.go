@@ -13,8 +13,8 @@ import (
 )
 
 // mobileplan_subscription reads one subscription by id. Its attributes are
-// also those of each item of mobileplan_subscriptions, and their values are
-// the resource's (subscriptionValues).
+// also those of each item of mobileplan_subscriptions: the resource's
+// (subscriptionValues), and usage, which only the data sources show.
 
 var _ datasource.DataSourceWithConfigure = (*lookupDataSource[client.Subscription, types.Object])(nil)
 
@@ -37,7 +37,9 @@ var subscriptionItemType = dschema.Schema{Attributes: subscriptionDataSourceAttr
 
 // subscriptionModel is a subscription as the data sources show it.
 func subscriptionModel(s client.Subscription) (types.Object, diag.Diagnostics) {
-	o, err := objectFromTerraform(subscriptionItemType, tftypes.NewValue(subscriptionItemType, subscriptionValues(&s)))
+	attrs := subscriptionValues(&s)
+	attrs["remaining_allowance"] = allowanceShape.value(&s.RemainingAllowance)
+	o, err := objectFromTerraform(subscriptionItemType, tftypes.NewValue(subscriptionItemType, attrs))
 	if err != nil {
 		return o, diag.Diagnostics{diag.NewErrorDiagnostic("Could not show subscription "+s.ID, err.Error())}
 	}

@@ -19,5 +19,4 @@ type subscriptionAttrs struct {
 	Metadata           types.Map    `tfsdk:"metadata"`
 	PlanDetails        types.Object `tfsdk:"plan_details"`
 	PurchasedAllowance types.Object `tfsdk:"purchased_allowance"`
-	RemainingAllowance types.Object `tfsdk:"remaining_allowance"`
 }

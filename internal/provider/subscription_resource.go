@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -17,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
@@ -28,6 +30,7 @@ var (
 	_ resource.ResourceWithImportState      = (*subscriptionResource)(nil)
 	_ resource.ResourceWithModifyPlan       = (*subscriptionResource)(nil)
 	_ resource.ResourceWithConfigValidators = (*subscriptionResource)(nil)
+	_ resource.ResourceWithUpgradeState     = (*subscriptionResource)(nil)
 )
 
 func newSubscriptionResource() resource.Resource { return &subscriptionResource{} }
@@ -60,6 +63,7 @@ func subscriptionResourceSchema() schema.Schema {
 	keepObject := []planmodifier.Object{objectplanmodifier.UseStateForUnknown()}
 
 	return schema.Schema{
+		Version: 1, // 0 had remaining_allowance: see UpgradeState
 		MarkdownDescription: "A mobile-plan subscription: the service assigns an eSIM of the account's inventory to a plan.\n\n" +
 			"Give exactly one of `plan_id` (an existing plan) or `plan` (a plan described inline). The service has no update " +
 			"and no delete of subscriptions: changing the plan replaces the subscription, and destroying it only removes it " +
@@ -96,12 +100,42 @@ func subscriptionResourceSchema() schema.Schema {
 				MarkdownDescription: descPurchasedAllowance, Computed: true, PlanModifiers: keepObject,
 				Attributes: allowanceShape.resourceAttributes(),
 			},
-			"remaining_allowance": schema.SingleNestedAttribute{
-				MarkdownDescription: descRemainingAllowance, Computed: true, PlanModifiers: keepObject,
-				Attributes: allowanceShape.resourceAttributes(),
-			},
 		},
 	}
+}
+
+// UpgradeState brings a state of an earlier schema to the current one.
+// Version 0 also held remaining_allowance, a usage counter that changed
+// whenever the eSIM used data, so every refresh of a subscription in use
+// reported drift; usage is read from the data sources now.
+func (r *subscriptionResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	v0 := subscriptionResourceSchemaV0()
+	return map[int64]resource.StateUpgrader{
+		0: {PriorSchema: &v0, StateUpgrader: upgradeSubscriptionStateV0},
+	}
+}
+
+// subscriptionResourceSchemaV0 is the schema of version 0: today's with
+// remaining_allowance. Give it its own attributes once a later version
+// changes another one.
+func subscriptionResourceSchemaV0() schema.Schema {
+	s := subscriptionResourceSchema()
+	s.Version = 0
+	attrs := make(map[string]schema.Attribute, len(s.Attributes)+1)
+	maps.Copy(attrs, s.Attributes)
+	attrs["remaining_allowance"] = schema.SingleNestedAttribute{Computed: true, Attributes: allowanceShape.resourceAttributes()}
+	s.Attributes = attrs
+	return s
+}
+
+func upgradeSubscriptionStateV0(_ context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+	var attrs map[string]tftypes.Value
+	if err := req.State.Raw.As(&attrs); err != nil {
+		resp.Diagnostics.AddError("Could not upgrade the subscription's state", err.Error())
+		return
+	}
+	delete(attrs, "remaining_allowance")
+	resp.State.Raw = tftypes.NewValue(subscriptionStateType, attrs)
 }
 
 func (r *subscriptionResource) ConfigValidators(context.Context) []resource.ConfigValidator {

@@ -14,8 +14,9 @@ var subscriptionStateType = subscriptionResourceSchema().Type().TerraformType(co
 
 // subscriptionValues are the attributes of sub as the service answers them,
 // Terraform values of the schema's types: the one mapping of a subscription
-// from the client's type, which the resource's state and the data sources
-// show.
+// from the client's type, which the resource and the data sources show. The
+// data sources add usage (subscriptionModel): a usage counter in a resource
+// would be drift on every refresh of a subscription in use.
 func subscriptionValues(sub *client.Subscription) map[string]tftypes.Value {
 	metadata := tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, nil)
 	if sub.Metadata != nil {
@@ -36,7 +37,6 @@ func subscriptionValues(sub *client.Subscription) map[string]tftypes.Value {
 		"metadata":            metadata,
 		"plan_details":        planDetailsShape.value(&sub.Plan),
 		"purchased_allowance": allowanceShape.value(&sub.PurchasedAllowance),
-		"remaining_allowance": allowanceShape.value(&sub.RemainingAllowance),
 	}
 }
 
