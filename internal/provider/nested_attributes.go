@@ -53,31 +53,34 @@ func newObjectShape[T any](attrs ...computedAttr[T]) *objectShape[T] {
 }
 
 func (s *objectShape[T]) resourceAttributes() map[string]rschema.Attribute {
-	out := make(map[string]rschema.Attribute, len(s.attrs))
-	for _, a := range s.attrs {
+	return attributesOf(s, func(a computedAttr[T]) rschema.Attribute {
 		switch a.kind {
-		case stringAttr:
-			out[a.name] = rschema.StringAttribute{MarkdownDescription: a.desc, Computed: true}
 		case int64Attr:
-			out[a.name] = rschema.Int64Attribute{MarkdownDescription: a.desc, Computed: true}
+			return rschema.Int64Attribute{MarkdownDescription: a.desc, Computed: true}
 		case boolAttr:
-			out[a.name] = rschema.BoolAttribute{MarkdownDescription: a.desc, Computed: true}
+			return rschema.BoolAttribute{MarkdownDescription: a.desc, Computed: true}
 		}
-	}
-	return out
+		return rschema.StringAttribute{MarkdownDescription: a.desc, Computed: true}
+	})
 }
 
 func (s *objectShape[T]) dataSourceAttributes() map[string]dschema.Attribute {
-	out := make(map[string]dschema.Attribute, len(s.attrs))
-	for _, a := range s.attrs {
+	return attributesOf(s, func(a computedAttr[T]) dschema.Attribute {
 		switch a.kind {
-		case stringAttr:
-			out[a.name] = dschema.StringAttribute{MarkdownDescription: a.desc, Computed: true}
 		case int64Attr:
-			out[a.name] = dschema.Int64Attribute{MarkdownDescription: a.desc, Computed: true}
+			return dschema.Int64Attribute{MarkdownDescription: a.desc, Computed: true}
 		case boolAttr:
-			out[a.name] = dschema.BoolAttribute{MarkdownDescription: a.desc, Computed: true}
+			return dschema.BoolAttribute{MarkdownDescription: a.desc, Computed: true}
 		}
+		return dschema.StringAttribute{MarkdownDescription: a.desc, Computed: true}
+	})
+}
+
+// attributesOf is the shape's attributes as one kind of schema makes them.
+func attributesOf[T, A any](s *objectShape[T], attribute func(computedAttr[T]) A) map[string]A {
+	out := make(map[string]A, len(s.attrs))
+	for _, a := range s.attrs {
+		out[a.name] = attribute(a)
 	}
 	return out
 }

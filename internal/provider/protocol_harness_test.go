@@ -29,19 +29,29 @@ func newProtoHarness(tb testing.TB, server tfprotov6.ProviderServer, srv *emulat
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ptyp := schemas.Provider.ValueType().(tftypes.Object)
-	values := map[string]tftypes.Value{}
-	for name, attrType := range ptyp.AttributeTypes {
-		values[name] = tftypes.NewValue(attrType, nil)
-	}
-	values["base_url"] = tftypes.NewValue(tftypes.String, srv.URL)
-	values["api_token"] = tftypes.NewValue(tftypes.String, srv.Token)
-	config := dynamicValue(tb, ptyp, tftypes.NewValue(ptyp, values))
+	config := providerConfig(tb, schemas, nil, map[string]tftypes.Value{
+		"base_url": tftypes.NewValue(tftypes.String, srv.URL), "api_token": tftypes.NewValue(tftypes.String, srv.Token),
+	})
 	configured, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: config, TerraformVersion: "1.11.4"})
 	if err != nil || len(configured.Diagnostics) > 0 {
 		tb.Fatalf("configure: %v %v", err, diagText(configured.Diagnostics))
 	}
 	return &protoHarness{server: server, typ: schemas.ResourceSchemas[subscriptionType].ValueType().(tftypes.Object)}
+}
+
+// providerConfig is a provider block of the schema: the values given, every
+// other attribute null, or `others` when set.
+func providerConfig(tb testing.TB, schemas *tfprotov6.GetProviderSchemaResponse, others any, values map[string]tftypes.Value) *tfprotov6.DynamicValue {
+	tb.Helper()
+	ptyp := schemas.Provider.ValueType().(tftypes.Object)
+	all := map[string]tftypes.Value{}
+	for name, attrType := range ptyp.AttributeTypes {
+		all[name] = tftypes.NewValue(attrType, others)
+		if v, ok := values[name]; ok {
+			all[name] = v
+		}
+	}
+	return dynamicValue(tb, ptyp, tftypes.NewValue(ptyp, all))
 }
 
 func dynamicValue(tb testing.TB, typ tftypes.Type, v tftypes.Value) *tfprotov6.DynamicValue {

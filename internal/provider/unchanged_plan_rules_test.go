@@ -252,20 +252,17 @@ func TestProvider_neverDefers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ptyp := schemas.Provider.ValueType().(tftypes.Object)
-		values := map[string]tftypes.Value{}
-		for attr, at := range ptyp.AttributeTypes {
-			values[attr] = tftypes.NewValue(at, nil)
-			if name == "unknown" {
-				values[attr] = tftypes.NewValue(at, tftypes.UnknownValue)
-			}
-		}
-		if name == "valid" {
-			values["base_url"] = tftypes.NewValue(tftypes.String, "http://127.0.0.1:1")
-			values["api_token"] = tftypes.NewValue(tftypes.String, "token")
+		var block *tfprotov6.DynamicValue
+		switch name {
+		case "unknown":
+			block = providerConfig(t, schemas, tftypes.UnknownValue, nil)
+		case "valid":
+			block = providerConfig(t, schemas, nil, map[string]tftypes.Value{
+				"base_url": tftypes.NewValue(tftypes.String, "http://127.0.0.1:1"), "api_token": tftypes.NewValue(tftypes.String, "token"),
+			})
 		}
 		if _, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{
-			Config:             dynamicValue(t, ptyp, tftypes.NewValue(ptyp, values)),
+			Config:             block,
 			ClientCapabilities: &tfprotov6.ConfigureProviderClientCapabilities{DeferralAllowed: true},
 		}); err != nil {
 			t.Fatal(err)
