@@ -85,7 +85,8 @@ func TestCLI_stateOfThePreviousSchemaPlansNoChanges(t *testing.T) {
 		// Terraform before 1.15 (it reports a change for any number
 		// attribute); its text is.
 		out := c.must("plan", "-refresh-only", "-input=false")
-		if strings.Contains(out, "changed outside of Terraform") || !strings.Contains(out, "No changes.") {
+		// "changed outside of Terraform", or "of OpenTofu".
+		if strings.Contains(out, "changed outside of") || !strings.Contains(out, "No changes.") {
 			t.Fatalf("%s: a refresh-only plan reports drift:\n%s", when, out)
 		}
 	}
