@@ -155,15 +155,11 @@ func configureServer(tb testing.TB, server tfprotov6.ProviderServer, settings ma
 	if err != nil {
 		tb.Fatal(err)
 	}
-	typ := schemas.Provider.ValueType().(tftypes.Object)
 	values := map[string]tftypes.Value{}
-	for name, attrType := range typ.AttributeTypes {
-		values[name] = tftypes.NewValue(attrType, nil)
-		if v, ok := settings[name]; ok {
-			values[name] = tftypes.NewValue(tftypes.String, v)
-		}
+	for name, v := range settings {
+		values[name] = tftypes.NewValue(tftypes.String, v)
 	}
-	config := dynamicValue(tb, typ, tftypes.NewValue(typ, values))
+	config := providerConfig(tb, schemas, nil, values)
 	validated, err := server.ValidateProviderConfig(ctx, &tfprotov6.ValidateProviderConfigRequest{Config: config})
 	if err != nil {
 		tb.Fatal(err)

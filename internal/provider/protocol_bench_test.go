@@ -46,9 +46,12 @@ func BenchmarkProtocol(b *testing.B) {
 	})
 	b.Run("upgrade", func(b *testing.B) {
 		raw := &tfprotov6.RawState{JSON: stateJSON(b, prior)}
+		// Of the current version, as every plan after the first refresh
+		// with this release sends it.
+		version := subscriptionResourceSchema().Version
 		b.ReportAllocs()
 		for b.Loop() {
-			resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: subscriptionType, RawState: raw})
+			resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: subscriptionType, Version: version, RawState: raw})
 			check(b, resp.Diagnostics, err)
 		}
 	})

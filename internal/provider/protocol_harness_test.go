@@ -30,6 +30,21 @@ func newProtoHarness(tb testing.TB, server tfprotov6.ProviderServer, srv *emulat
 	return &protoHarness{server: server, typ: schemas.ResourceSchemas[subscriptionType].ValueType().(tftypes.Object)}
 }
 
+// providerConfig is a provider block of the schema: the values given, every
+// other attribute null, or `others` when set.
+func providerConfig(tb testing.TB, schemas *tfprotov6.GetProviderSchemaResponse, others any, values map[string]tftypes.Value) *tfprotov6.DynamicValue {
+	tb.Helper()
+	ptyp := schemas.Provider.ValueType().(tftypes.Object)
+	all := map[string]tftypes.Value{}
+	for name, attrType := range ptyp.AttributeTypes {
+		all[name] = tftypes.NewValue(attrType, others)
+		if v, ok := values[name]; ok {
+			all[name] = v
+		}
+	}
+	return dynamicValue(tb, ptyp, tftypes.NewValue(ptyp, all))
+}
+
 func dynamicValue(tb testing.TB, typ tftypes.Type, v tftypes.Value) *tfprotov6.DynamicValue {
 	tb.Helper()
 	dv, err := tfprotov6.NewDynamicValue(typ, v)

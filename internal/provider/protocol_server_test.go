@@ -19,34 +19,14 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 )
 
-// The wrapper must not hide the framework's optional services (list
-// resources, actions, state stores), which tf6server finds by type assertion.
-func TestProtocol6_keepsTheFrameworksOptionalServices(t *testing.T) {
-	t.Parallel()
-	framework := providerserver.NewProtocol6(New("test")())()
-	served := NewProtocol6(context.Background(), "test")()
-	if _, ok := served.(*protocolServer); !ok {
-		t.Fatalf("served %T, want the wrapper: the fast path is off", served)
-	}
-	for name, has := range map[string]func(tfprotov6.ProviderServer) bool{
-		"list resources": func(s tfprotov6.ProviderServer) bool {
-			_, ok := s.(tfprotov6.ListResourceServer)
-			return ok
-		},
-		"actions":      func(s tfprotov6.ProviderServer) bool { _, ok := s.(tfprotov6.ActionServer); return ok },
-		"state stores": func(s tfprotov6.ProviderServer) bool { _, ok := s.(tfprotov6.StateStoreServer); return ok },
-	} {
-		if has(framework) && !has(served) {
-			t.Errorf("the framework's server offers %s and the served one does not", name)
-		}
-	}
-}
-
 // TestUnchangedPlan_sameAsFramework is the proof of unchangedPlan: on many
-// subscriptions, real ones read from the service and random ones of every
-// shape the schema allows, with configurations of every kind, a plan whose
-// proposed state equals the prior state gets from the wrapper exactly what
-// the framework alone answers, and the wrapper does answer it itself.
+// subscriptions, real ones read from the service in each stage of their
+// life (ready, active, with data used, expired, made from an inline plan)
+// and random ones of every shape the schema allows, with configurations of
+// every kind, with and without a prior identity, with and without deferral
+// allowed, a plan whose proposed state equals the prior state gets from the
+// wrapper exactly what the framework alone answers, private state byte for
+// byte, and the wrapper does answer it itself.
 func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{})
@@ -54,53 +34,118 @@ func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 	served := newProtoHarness(t, NewProtocol6(context.Background(), "test")(), srv)
 	wrapper := served.server.(*protocolServer)
 
-	var states []tftypes.Value
-	for _, req := range []client.CreateSubscriptionRequest{
-		{PlanID: "plan_001"}, {PlanID: "plan_004"},
-		{Plan: &client.InlinePlan{CoverageID: "cov-eu", DataMBs: 2048, PeriodDays: 30}},
-	} {
-		sub := createAt(t, srv, req)
-		state := served.read(t, served.object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, sub.ID)}))
-		states = append(states, state)
-	}
+	states := lifecycleStates(t, srv, served)
 	rng := rand.New(rand.NewPCG(15, 2)) //nolint:gosec // test data, reproducible
-	for len(states) < 300 {
+	for len(states) < 200 {
 		if v := randomValue(rng, served.typ, false); !v.IsNull() {
 			states = append(states, v)
 		}
 	}
 
 	ctx := context.Background()
+	identityType := subscriptionIdentitySchema().Type().TerraformType(ctx)
 	for i, state := range states {
 		configs := []tftypes.Value{
 			configOf(served, state),
 			randomValue(rng, served.typ, true),
 			served.object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)}),
 		}
+		var id string
+		if attrs := map[string]tftypes.Value{}; state.As(&attrs) == nil && attrs["id"].IsKnown() && !attrs["id"].IsNull() {
+			_ = attrs["id"].As(&id)
+		}
+		identities := []*tftypes.Value{nil}
+		for _, v := range []string{id, "sub_other"} {
+			identity := tftypes.NewValue(identityType, map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, v)})
+			identities = append(identities, &identity)
+		}
 		for j, config := range configs {
 			t.Run(fmt.Sprintf("state %d config %d", i, j), func(t *testing.T) {
-				// Terraform encodes both states with cty, which orders map
-				// keys; tftypes does not, so the test encodes once.
-				req := func(h *protoHarness) *tfprotov6.PlanResourceChangeRequest {
-					prior := h.dv(t, state)
-					return &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType, Config: h.dv(t, config),
-						PriorState: prior, ProposedNewState: &tfprotov6.DynamicValue{MsgPack: bytes.Clone(prior.MsgPack)}}
+				for k, identity := range identities {
+					// Half the requests allow deferral, alternating.
+					deferral := (i+j+k)%2 == 1
+					// Terraform encodes both states with cty, which
+					// orders map keys; tftypes does not, so the test
+					// encodes once.
+					req := func(h *protoHarness) *tfprotov6.PlanResourceChangeRequest {
+						prior := h.dv(t, state)
+						r := &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType, Config: h.dv(t, config),
+							PriorState: prior, ProposedNewState: &tfprotov6.DynamicValue{MsgPack: bytes.Clone(prior.MsgPack)},
+							ClientCapabilities: &tfprotov6.PlanResourceChangeClientCapabilities{DeferralAllowed: deferral}}
+						if identity != nil {
+							r.PriorIdentity = &tfprotov6.ResourceIdentityData{IdentityData: dynamicValue(t, identityType, *identity)}
+						}
+						return r
+					}
+					want, err := framework.server.PlanResourceChange(ctx, req(framework))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, ok := wrapper.unchangedPlan(ctx, req(served)); !ok {
+						t.Fatalf("identity %d deferral %t: the wrapper left an unchanged plan to the framework", k, deferral)
+					}
+					got, err := served.server.PlanResourceChange(ctx, req(served))
+					if err != nil {
+						t.Fatal(err)
+					}
+					comparePlans(t, framework, want, got)
 				}
-				want, err := framework.server.PlanResourceChange(ctx, req(framework))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, ok := wrapper.unchangedPlan(ctx, req(served)); !ok {
-					t.Fatal("the wrapper left an unchanged plan to the framework")
-				}
-				got, err := served.server.PlanResourceChange(ctx, req(served))
-				if err != nil {
-					t.Fatal(err)
-				}
-				comparePlans(t, framework, want, got)
 			})
 		}
 	}
+}
+
+// lifecycleStates are states of subscriptions the service made and changed
+// on its own, read through h as Terraform would store them: made from a
+// plan id and from an inline plan, ready, active, with data used and
+// expired.
+func lifecycleStates(t *testing.T, srv *emulatortest.Server, h *protoHarness) []tftypes.Value {
+	t.Helper()
+	inline := &client.InlinePlan{CoverageID: "cov-eu", DataMBs: 2048, PeriodDays: 30}
+	fromID := createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
+	other := createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
+	fromInline := createAt(t, srv, client.CreateSubscriptionRequest{Plan: inline})
+	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+	num := func(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
+	inlineValue := tftypes.NewValue(h.typ.AttributeTypes["plan"], map[string]tftypes.Value{
+		"coverage_id": str(inline.CoverageID), "data_mbs": num(inline.DataMBs), "period_days": num(inline.PeriodDays),
+	})
+	var states []tftypes.Value
+	readAll := func() {
+		states = append(states,
+			h.read(t, h.object(map[string]tftypes.Value{"id": str(fromID.ID)})),
+			h.read(t, h.object(map[string]tftypes.Value{"id": str(other.ID)})),
+			h.read(t, h.object(map[string]tftypes.Value{"id": str(fromInline.ID), "plan": inlineValue})))
+	}
+	readAll() // ready
+	for _, id := range []string{fromID.ID, fromInline.ID} {
+		if err := srv.Activate(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readAll() // active
+	for _, id := range []string{fromID.ID, fromInline.ID} {
+		if err := srv.RecordUsage(id, 1_000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readAll() // data used
+	if _, err := srv.AdvanceClock(31 * 24 * 3600); err != nil {
+		t.Fatal(err)
+	}
+	readAll() // expired
+	seen := map[string]bool{}
+	for _, s := range states {
+		var attrs map[string]tftypes.Value
+		_ = s.As(&attrs)
+		var state string
+		_ = attrs["state"].As(&state)
+		seen[state] = true
+	}
+	if !seen[client.StateReady] || !seen[client.StateActive] || !seen[client.StateExpired] {
+		t.Fatalf("states seen %v, want ready, active and expired", seen)
+	}
+	return states
 }
 
 // Plans that change something, create or destroy are the framework's.
@@ -147,7 +192,7 @@ func comparePlans(t *testing.T, h *protoHarness, want, got *tfprotov6.PlanResour
 	if len(want.RequiresReplace) != 0 || len(got.RequiresReplace) != 0 {
 		t.Errorf("requires replace: framework %v, wrapper %v", want.RequiresReplace, got.RequiresReplace)
 	}
-	if len(want.PlannedPrivate) != len(got.PlannedPrivate) {
+	if !bytes.Equal(want.PlannedPrivate, got.PlannedPrivate) {
 		t.Errorf("private: framework %q, wrapper %q", want.PlannedPrivate, got.PlannedPrivate)
 	}
 	if !reflect.DeepEqual(want.PlannedIdentity, got.PlannedIdentity) || !reflect.DeepEqual(want.Deferred, got.Deferred) {

@@ -7,18 +7,19 @@ import (
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
 
-// mobileplan_subscription reads one subscription by id. Its model,
-// subscriptionAttrs (subscription_model.go), is the resource's too; its
-// attributes are also those of each item of mobileplan_subscriptions.
+// mobileplan_subscription reads one subscription by id. Its attributes are
+// also those of each item of mobileplan_subscriptions: the resource's
+// (subscriptionValues), and usage, which only the data sources show.
 
-var _ datasource.DataSourceWithConfigure = (*lookupDataSource[client.Subscription, subscriptionAttrs])(nil)
+var _ datasource.DataSourceWithConfigure = (*lookupDataSource[client.Subscription, types.Object])(nil)
 
 func newSubscriptionDataSource() datasource.DataSource {
-	return &lookupDataSource[client.Subscription, subscriptionAttrs]{
+	return &lookupDataSource[client.Subscription, types.Object]{
 		typeSuffix:  "_subscription",
 		what:        "subscription",
 		keyAttr:     "id",
@@ -31,9 +32,18 @@ func newSubscriptionDataSource() datasource.DataSource {
 	}
 }
 
+// subscriptionItemType is a subscription as the data sources show it.
+var subscriptionItemType = dschema.Schema{Attributes: subscriptionDataSourceAttributes(false)}.Type().TerraformType(context.Background()).(tftypes.Object)
+
 // subscriptionModel is a subscription as the data sources show it.
-func subscriptionModel(s client.Subscription) (subscriptionAttrs, diag.Diagnostics) {
-	return newSubscriptionAttrs(&s)
+func subscriptionModel(s client.Subscription) (types.Object, diag.Diagnostics) {
+	attrs := subscriptionValues(&s)
+	attrs["remaining_allowance"] = allowanceShape.value(&s.RemainingAllowance)
+	o, err := objectFromTerraform(subscriptionItemType, tftypes.NewValue(subscriptionItemType, attrs))
+	if err != nil {
+		return o, diag.Diagnostics{diag.NewErrorDiagnostic("Could not show subscription "+s.ID, err.Error())}
+	}
+	return o, nil
 }
 
 // subscriptionDataSourceAttributes are the attributes of a subscription as a
@@ -53,10 +63,10 @@ func subscriptionDataSourceAttributes(idRequired bool) map[string]dschema.Attrib
 		"expire_at":    dschema.Int64Attribute{MarkdownDescription: descExpireAt, Computed: true},
 		"metadata":     dschema.MapAttribute{MarkdownDescription: descMetadata, Computed: true, ElementType: types.StringType},
 		"plan_details": dschema.SingleNestedAttribute{MarkdownDescription: descPlanDetails, Computed: true,
-			Attributes: dataSourceComputedAttributes(planDetailsDescriptions)},
+			Attributes: planDetailsShape.dataSourceAttributes()},
 		"purchased_allowance": dschema.SingleNestedAttribute{MarkdownDescription: descPurchasedAllowance, Computed: true,
-			Attributes: dataSourceComputedAttributes(allowanceDescriptions)},
+			Attributes: allowanceShape.dataSourceAttributes()},
 		"remaining_allowance": dschema.SingleNestedAttribute{MarkdownDescription: descRemainingAllowance, Computed: true,
-			Attributes: dataSourceComputedAttributes(allowanceDescriptions)},
+			Attributes: allowanceShape.dataSourceAttributes()},
 	}
 }

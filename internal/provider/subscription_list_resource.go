@@ -116,12 +116,14 @@ func subscriptionListResult(ctx context.Context, req list.ListRequest, sub *clie
 	if !req.IncludeResource {
 		return result
 	}
-	attrs, diags := newSubscriptionAttrs(sub)
-	result.Diagnostics.Append(diags...)
 	// `plan` stays null: the generated configuration names the plan by
 	// plan_id, as an import of the subscription does.
-	model := subscriptionResourceModel{subscriptionAttrs: attrs, Plan: types.ObjectNull(inlinePlanAttrTypes)}
-	result.Diagnostics.Append(result.Resource.Set(ctx, &model)...)
+	state, err := subscriptionState(ctx, sub, types.ObjectNull(inlinePlanAttrTypes))
+	if err != nil {
+		result.Diagnostics.AddError("Could not show subscription "+sub.ID, err.Error())
+		return result
+	}
+	result.Resource.Raw = state
 	return result
 }
 

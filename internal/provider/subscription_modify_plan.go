@@ -101,13 +101,14 @@ func planChanged(ctx context.Context, config, state subscriptionResourceModel) (
 	// the subscription's plan is. An inline plan always has one period and
 	// no label, so a plan with either is another product even when the
 	// three configurable numbers match.
-	var details planDetailsModel
-	diags.Append(state.PlanDetails.As(ctx, &details, basetypes.ObjectAsOptions{UnhandledNullAsEmpty: true})...)
-	same := want.CoverageID.Equal(details.CoverageProfileID) &&
-		want.DataMBs.Equal(details.DataMegabytes) &&
-		want.PeriodDays.Equal(details.PeriodDays) &&
-		(details.PeriodIterations.IsNull() || details.PeriodIterations.ValueInt64() == 1) &&
-		details.Label.IsNull()
+	details := state.PlanDetails.Attributes() // none when null
+	iterations, _ := details["period_iterations"].(basetypes.Int64Value)
+	label, _ := details["label"].(basetypes.StringValue)
+	same := want.CoverageID.Equal(details["coverage_profile_id"]) &&
+		want.DataMBs.Equal(details["data_megabytes"]) &&
+		want.PeriodDays.Equal(details["period_days"]) &&
+		(iterations.IsNull() || iterations.ValueInt64() == 1) &&
+		label.IsNull()
 	return !same, at, diags
 }
 

@@ -3,8 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
@@ -29,6 +30,7 @@ var (
 	_ resource.ResourceWithImportState      = (*subscriptionResource)(nil)
 	_ resource.ResourceWithModifyPlan       = (*subscriptionResource)(nil)
 	_ resource.ResourceWithConfigValidators = (*subscriptionResource)(nil)
+	_ resource.ResourceWithUpgradeState     = (*subscriptionResource)(nil)
 )
 
 func newSubscriptionResource() resource.Resource { return &subscriptionResource{} }
@@ -43,18 +45,15 @@ type subscriptionResourceModel struct {
 	Plan types.Object `tfsdk:"plan"`
 }
 
-// inlinePlanModel is the `plan` block: a plan described in place.
-type inlinePlanModel struct {
-	CoverageID types.String `tfsdk:"coverage_id"`
-	DataMBs    types.Int64  `tfsdk:"data_mbs"`
-	PeriodDays types.Int64  `tfsdk:"period_days"`
-}
-
 func (r *subscriptionResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_subscription"
 }
 
 func (r *subscriptionResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = subscriptionResourceSchema()
+}
+
+func subscriptionResourceSchema() schema.Schema {
 	// Every computed attribute keeps its state value in plans: they change
 	// only at the service, and a refresh before each plan brings those
 	// changes in. Without this, every plan after an in-place update of
@@ -63,7 +62,8 @@ func (r *subscriptionResource) Schema(_ context.Context, _ resource.SchemaReques
 	keepInt := []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}
 	keepObject := []planmodifier.Object{objectplanmodifier.UseStateForUnknown()}
 
-	resp.Schema = schema.Schema{
+	return schema.Schema{
+		Version: 1, // 0 had remaining_allowance: see UpgradeState
 		MarkdownDescription: "A mobile-plan subscription: the service assigns an eSIM of the account's inventory to a plan.\n\n" +
 			"Give exactly one of `plan_id` (an existing plan) or `plan` (a plan described inline). The service has no update " +
 			"and no delete of subscriptions: changing the plan replaces the subscription, and destroying it only removes it " +
@@ -82,27 +82,7 @@ func (r *subscriptionResource) Schema(_ context.Context, _ resource.SchemaReques
 				PlanModifiers: keepString,
 				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
-			"plan": schema.SingleNestedAttribute{
-				MarkdownDescription: "A plan described inline; the service creates a custom plan from it. Exactly one of `plan_id` and `plan` must be set. Changing it replaces the subscription, unless it describes the same plan as `plan_details` (as after an import), which only records it in state.",
-				Optional:            true,
-				Attributes: map[string]schema.Attribute{
-					"coverage_id": schema.StringAttribute{
-						MarkdownDescription: "Id of the coverage profile, such as `cov-eu`; after an import it is compared with `plan_details.coverage_profile_id`.",
-						Required:            true,
-						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-					},
-					"data_mbs": schema.Int64Attribute{
-						MarkdownDescription: "Data allocation in megabytes; at least 1.",
-						Required:            true,
-						Validators:          []validator.Int64{int64validator.AtLeast(1)},
-					},
-					"period_days": schema.Int64Attribute{
-						MarkdownDescription: "Validity of the plan in days; at least 1.",
-						Required:            true,
-						Validators:          []validator.Int64{int64validator.AtLeast(1)},
-					},
-				},
-			},
+			"plan":         inlinePlanAttribute(),
 			"esim_iccid":   schema.StringAttribute{MarkdownDescription: descEsimICCID, Computed: true, PlanModifiers: keepString},
 			"state":        schema.StringAttribute{MarkdownDescription: descState, Computed: true, PlanModifiers: keepString},
 			"created_at":   schema.Int64Attribute{MarkdownDescription: descCreatedAt, Computed: true, PlanModifiers: keepInt},
@@ -114,18 +94,48 @@ func (r *subscriptionResource) Schema(_ context.Context, _ resource.SchemaReques
 			},
 			"plan_details": schema.SingleNestedAttribute{
 				MarkdownDescription: descPlanDetails, Computed: true, PlanModifiers: keepObject,
-				Attributes: resourceComputedAttributes(planDetailsDescriptions),
+				Attributes: planDetailsShape.resourceAttributes(),
 			},
 			"purchased_allowance": schema.SingleNestedAttribute{
 				MarkdownDescription: descPurchasedAllowance, Computed: true, PlanModifiers: keepObject,
-				Attributes: resourceComputedAttributes(allowanceDescriptions),
-			},
-			"remaining_allowance": schema.SingleNestedAttribute{
-				MarkdownDescription: descRemainingAllowance, Computed: true, PlanModifiers: keepObject,
-				Attributes: resourceComputedAttributes(allowanceDescriptions),
+				Attributes: allowanceShape.resourceAttributes(),
 			},
 		},
 	}
+}
+
+// UpgradeState brings a state of an earlier schema to the current one.
+// Version 0 also held remaining_allowance, a usage counter that changed
+// whenever the eSIM used data, so every refresh of a subscription in use
+// reported drift; usage is read from the data sources now.
+func (r *subscriptionResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	v0 := subscriptionResourceSchemaV0()
+	return map[int64]resource.StateUpgrader{
+		0: {PriorSchema: &v0, StateUpgrader: upgradeSubscriptionStateV0},
+	}
+}
+
+// subscriptionResourceSchemaV0 is the schema of version 0: today's with
+// remaining_allowance. Give it its own attributes once a later version
+// changes another one.
+func subscriptionResourceSchemaV0() schema.Schema {
+	s := subscriptionResourceSchema()
+	s.Version = 0
+	attrs := make(map[string]schema.Attribute, len(s.Attributes)+1)
+	maps.Copy(attrs, s.Attributes)
+	attrs["remaining_allowance"] = schema.SingleNestedAttribute{Computed: true, Attributes: allowanceShape.resourceAttributes()}
+	s.Attributes = attrs
+	return s
+}
+
+func upgradeSubscriptionStateV0(_ context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+	var attrs map[string]tftypes.Value
+	if err := req.State.Raw.As(&attrs); err != nil {
+		resp.Diagnostics.AddError("Could not upgrade the subscription's state", err.Error())
+		return
+	}
+	delete(attrs, "remaining_allowance")
+	resp.State.Raw = tftypes.NewValue(subscriptionStateType, attrs)
 }
 
 func (r *subscriptionResource) ConfigValidators(context.Context) []resource.ConfigValidator {

@@ -3,49 +3,21 @@ package provider
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
-
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
 
-// inlinePlanAttrTypes are the `plan` input's.
-var inlinePlanAttrTypes = map[string]attr.Type{"coverage_id": types.StringType, "data_mbs": types.Int64Type, "period_days": types.Int64Type}
+// subscriptionStateType is the resource's state type, its schema's.
+var subscriptionStateType = subscriptionResourceSchema().Type().TerraformType(context.Background()).(tftypes.Object)
 
-// Terraform types of the resource's state, the same as its schema's.
-var (
-	allowanceType = tftypes.Object{AttributeTypes: map[string]tftypes.Type{
-		"data_bytes": tftypes.Number, "voice_seconds": tftypes.Number, "sms_messages": tftypes.Number,
-	}}
-	planDetailsType = tftypes.Object{AttributeTypes: map[string]tftypes.Type{
-		"name": tftypes.String, "data_megabytes": tftypes.Number, "period_days": tftypes.Number, "period_iterations": tftypes.Number,
-		"throttled_speed_kbps": tftypes.Number, "label": tftypes.String, "coverage_profile_id": tftypes.String,
-	}}
-	inlinePlanType = tftypes.Object{AttributeTypes: map[string]tftypes.Type{
-		"coverage_id": tftypes.String, "data_mbs": tftypes.Number, "period_days": tftypes.Number,
-	}}
-	subscriptionStateType = tftypes.Object{AttributeTypes: map[string]tftypes.Type{
-		"id": tftypes.String, "plan_id": tftypes.String, "plan": inlinePlanType, "esim_iccid": tftypes.String,
-		"state": tftypes.String, "created_at": tftypes.Number, "activated_at": tftypes.Number, "expire_at": tftypes.Number,
-		"metadata":     tftypes.Map{ElementType: tftypes.String},
-		"plan_details": planDetailsType, "purchased_allowance": allowanceType, "remaining_allowance": allowanceType,
-	}}
-)
-
-// subscriptionState is the resource's state for sub, with the `plan` input
-// as given: what resp.State.Set of a subscriptionResourceModel made of
-// newSubscriptionAttrs(sub) and plan stores, built directly. State.Set
-// reflects over the model and converts each attribute through the
-// framework's types, which was 8% of the provider's CPU time in a
-// refreshing plan (issue 15); this is a fifth of its allocations.
-// TestSubscriptionState_sameAsStateSet compares the two on many answers.
-func subscriptionState(ctx context.Context, sub *client.Subscription, plan types.Object) (tftypes.Value, error) {
-	planValue, err := plan.ToTerraformValue(ctx)
-	if err != nil {
-		return tftypes.Value{}, err
-	}
+// subscriptionValues are the attributes of sub as the service answers them,
+// Terraform values of the schema's types: the one mapping of a subscription
+// from the client's type, which the resource and the data sources show. The
+// data sources add usage (subscriptionModel): a usage counter in a resource
+// would be drift on every refresh of a subscription in use.
+func subscriptionValues(sub *client.Subscription) map[string]tftypes.Value {
 	metadata := tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, nil)
 	if sub.Metadata != nil {
 		elems := make(map[string]tftypes.Value, len(sub.Metadata))
@@ -54,58 +26,41 @@ func subscriptionState(ctx context.Context, sub *client.Subscription, plan types
 		}
 		metadata = tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, elems)
 	}
-	p := sub.Plan
-	return tftypes.NewValue(subscriptionStateType, map[string]tftypes.Value{
-		"id":           tftypes.NewValue(tftypes.String, sub.ID),
-		"plan_id":      tftypes.NewValue(tftypes.String, sub.PlanID),
-		"plan":         planValue,
-		"esim_iccid":   tftypes.NewValue(tftypes.String, sub.EsimICCID),
-		"state":        tftypes.NewValue(tftypes.String, sub.State),
-		"created_at":   tftypes.NewValue(tftypes.Number, sub.CreatedAt),
-		"activated_at": numberOrNull(sub.ActivatedAt),
-		"expire_at":    numberOrNull(sub.ExpireAt),
-		"metadata":     metadata,
-		"plan_details": tftypes.NewValue(planDetailsType, map[string]tftypes.Value{
-			"name":                 stringOrNull(p.Name),
-			"data_megabytes":       numberOrNull(p.DataMegaBytes),
-			"period_days":          numberOrNull(p.PeriodDays),
-			"period_iterations":    tftypes.NewValue(tftypes.Number, valueOr(p.PeriodIterations, defaultPeriodIterations)),
-			"throttled_speed_kbps": tftypes.NewValue(tftypes.Number, valueOr(p.ThrottledSpeedKbps, defaultThrottledSpeedKbps)),
-			"label":                stringOrNull(p.Label),
-			"coverage_profile_id":  stringOrNull(p.CoverageProfileID),
-		}),
-		"purchased_allowance": allowanceState(sub.PurchasedAllowance),
-		"remaining_allowance": allowanceState(sub.RemainingAllowance),
-	}), nil
-}
-
-func allowanceState(a client.Allowance) tftypes.Value {
-	return tftypes.NewValue(allowanceType, map[string]tftypes.Value{
-		"data_bytes":    numberOrNull(a.DataBytes),
-		"voice_seconds": numberOrNull(a.VoiceSeconds),
-		"sms_messages":  numberOrNull(a.SmsMessages),
-	})
-}
-
-func numberOrNull(p *int64) tftypes.Value {
-	if p == nil {
-		return tftypes.NewValue(tftypes.Number, nil)
+	return map[string]tftypes.Value{
+		"id":                  stringValue(sub.ID),
+		"plan_id":             stringValue(sub.PlanID),
+		"esim_iccid":          stringValue(sub.EsimICCID),
+		"state":               stringValue(sub.State),
+		"created_at":          numberValue(sub.CreatedAt),
+		"activated_at":        numberOrNull(sub.ActivatedAt),
+		"expire_at":           numberOrNull(sub.ExpireAt),
+		"metadata":            metadata,
+		"plan_details":        planDetailsShape.value(&sub.Plan),
+		"purchased_allowance": allowanceShape.value(&sub.PurchasedAllowance),
 	}
-	return tftypes.NewValue(tftypes.Number, *p)
 }
 
-func stringOrNull(p *string) tftypes.Value {
-	if p == nil {
-		return tftypes.NewValue(tftypes.String, nil)
+// subscriptionState is the resource's state for sub, with the `plan` input
+// as given: what resp.State.Set of the model would store, built directly.
+// State.Set reflects over the model and converts each attribute through the
+// framework's types, which was 8% of the provider's CPU time in a
+// refreshing plan; this is a fifth of its allocations.
+// TestSubscriptionState_isWhatStateSetStores compares the two.
+func subscriptionState(ctx context.Context, sub *client.Subscription, plan types.Object) (tftypes.Value, error) {
+	planValue, err := plan.ToTerraformValue(ctx)
+	if err != nil {
+		return tftypes.Value{}, err
 	}
-	return tftypes.NewValue(tftypes.String, *p)
+	attrs := subscriptionValues(sub)
+	attrs["plan"] = planValue
+	return tftypes.NewValue(subscriptionStateType, attrs), nil
 }
 
 // subscriptionStateKept reads from a state the two attributes Read keeps:
 // the id, to read the subscription by, and the `plan` input, which the
 // service does not return. The rest of the model is left null. Read's
 // req.State.Get of the whole model reflected over every attribute, a tenth
-// of the provider's CPU time in a refreshing plan (issue 15).
+// of the provider's CPU time in a refreshing plan.
 // TestSubscriptionStateKept_sameAsStateGet compares the two.
 func subscriptionStateKept(ctx context.Context, raw tftypes.Value) (subscriptionResourceModel, error) {
 	var model subscriptionResourceModel

@@ -3,11 +3,12 @@ package provider
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -16,36 +17,39 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
 
-// Read's state, built directly, is exactly what the framework's State.Set
-// of the model stores, on many answers of the service: every optional field
-// absent or present, metadata absent, empty or not, with and without an
-// inline plan; and its type is the schema's.
-func TestSubscriptionState_sameAsStateSet(t *testing.T) {
+// Read's state, built directly, is what the framework's State.Set stores:
+// on many answers of the service, with every field of the client's type
+// filled or left out (filled by reflection, so a new field is covered), with
+// and without an inline plan, reading the state into the resource's model
+// and setting it again gives the same value and the same encoding; and its
+// type is the schema's.
+func TestSubscriptionState_isWhatStateSetStores(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	var schemaResp resource.SchemaResponse
-	(&subscriptionResource{}).Schema(ctx, resource.SchemaRequest{}, &schemaResp)
-	if !schemaResp.Schema.Type().TerraformType(ctx).Equal(subscriptionStateType) {
-		t.Fatalf("subscriptionStateType %s differs from the schema's %s", subscriptionStateType, schemaResp.Schema.Type().TerraformType(ctx))
+	schema := subscriptionResourceSchema()
+	if !schema.Type().TerraformType(ctx).Equal(subscriptionStateType) {
+		t.Fatalf("subscriptionStateType %s differs from the schema's %s", subscriptionStateType, schema.Type().TerraformType(ctx))
 	}
-	rng := rand.New(rand.NewPCG(15, 4)) //nolint:gosec // test data, reproducible
+	f := &filler{rng: rand.New(rand.NewPCG(15, 4))} //nolint:gosec // test data, reproducible
 	for i := range 500 {
-		sub := randomSubscription(rng)
+		var sub client.Subscription
+		f.fill(reflect.ValueOf(&sub).Elem())
 		plan := types.ObjectNull(inlinePlanAttrTypes)
-		if rng.IntN(2) == 0 {
+		if f.rng.IntN(2) == 0 {
 			plan = types.ObjectValueMust(inlinePlanAttrTypes, map[string]attr.Value{
-				"coverage_id": types.StringValue("cov-eu"), "data_mbs": types.Int64Value(rng.Int64()), "period_days": types.Int64Value(30),
+				"coverage_id": types.StringValue("cov-eu"), "data_mbs": types.Int64Value(f.rng.Int64()), "period_days": types.Int64Value(30),
 			})
 		}
-		attrs, diags := newSubscriptionAttrs(sub)
-		want := tfsdk.State{Schema: schemaResp.Schema}
-		diags.Append(want.Set(ctx, &subscriptionResourceModel{subscriptionAttrs: attrs, Plan: plan})...)
-		if diags.HasError() {
-			t.Fatal(diags)
-		}
-		got, err := subscriptionState(ctx, sub, plan)
+		got, err := subscriptionState(ctx, &sub, plan)
 		if err != nil {
 			t.Fatal(err)
+		}
+		var model subscriptionResourceModel
+		diags := (tfsdk.State{Schema: schema, Raw: got}).Get(ctx, &model)
+		want := tfsdk.State{Schema: schema}
+		diags.Append(want.Set(ctx, &model)...)
+		if diags.HasError() {
+			t.Fatal(diags)
 		}
 		if !got.Equal(want.Raw) {
 			t.Fatalf("answer %d:\nState.Set %s\ndirect    %s", i, want.Raw, got)
@@ -58,62 +62,170 @@ func TestSubscriptionState_sameAsStateSet(t *testing.T) {
 	}
 }
 
-// The id and plan Read keeps are what State.Get of the whole model reads,
-// on many states of every shape.
-func TestSubscriptionStateKept_sameAsStateGet(t *testing.T) {
+// Every field of the service's answer shows in what the provider makes of
+// it, each in its own attribute: every string and number of a subscription
+// (and every metadata key) appears in its data source value, and of a plan
+// in the plan data source's. The answers are filled by reflection with
+// values distinct from each other, so a field of the client's type that no
+// attribute shows, or two attributes showing the same field, fail here
+// without this test knowing the fields.
+func TestSubscriptionValues_showEveryFieldOfTheAnswer(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	var schemaResp resource.SchemaResponse
-	(&subscriptionResource{}).Schema(ctx, resource.SchemaRequest{}, &schemaResp)
-	h := &protoHarness{typ: subscriptionStateType}
-	rng := rand.New(rand.NewPCG(15, 6)) //nolint:gosec // test data, reproducible
-	for i := range 500 {
-		raw := randomValue(rng, subscriptionStateType, false)
-		if raw.IsNull() {
-			raw = h.object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "sub_1")})
-		}
-		var want subscriptionResourceModel
-		if diags := (tfsdk.State{Schema: schemaResp.Schema, Raw: raw}).Get(ctx, &want); diags.HasError() {
+	f := &filler{rng: rand.New(rand.NewPCG(18, 2))} //nolint:gosec // test data, reproducible
+	for i := range 300 {
+		var sub client.Subscription
+		f.fill(reflect.ValueOf(&sub).Elem())
+		item, diags := subscriptionModel(sub)
+		if diags.HasError() {
 			t.Fatal(diags)
 		}
-		got, err := subscriptionStateKept(ctx, raw)
+		v, err := item.ToTerraformValue(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !got.ID.Equal(want.ID) || !got.Plan.Equal(want.Plan) {
-			t.Fatalf("state %d: id %s plan %s, State.Get: id %s plan %s", i, got.ID, got.Plan, want.ID, want.Plan)
+		if missing := missingLeaves(answerLeaves("Subscription", reflect.ValueOf(sub)), valueLeaves(v)); len(missing) > 0 {
+			t.Fatalf("subscription %d: %v not shown by any attribute of %s", i, missing, v)
+		}
+
+		var plan client.Plan
+		f.fill(reflect.ValueOf(&plan).Elem())
+		p, diags := planModel(plan)
+		if diags.HasError() {
+			t.Fatal(diags)
+		}
+		if v, err = p.ToTerraformValue(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if missing := missingLeaves(answerLeaves("Plan", reflect.ValueOf(plan)), valueLeaves(v)); len(missing) > 0 {
+			t.Fatalf("plan %d: %v not shown by any attribute of %s", i, missing, v)
 		}
 	}
 }
 
-func randomSubscription(rng *rand.Rand) *client.Subscription {
-	i64 := func() *int64 {
-		if rng.IntN(3) == 0 {
-			return nil
+// filler sets every field of a value, at any depth, to random values: a
+// pointer nil or not, a map nil, empty or with entries, every string and
+// number distinct from the others.
+type filler struct {
+	rng *rand.Rand
+	n   int
+}
+
+func (f *filler) fill(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if f.rng.IntN(3) == 0 {
+			v.SetZero()
+			return
 		}
-		v := rng.Int64() - rng.Int64()
-		return &v
-	}
-	str := func() *string {
-		if rng.IntN(3) == 0 {
-			return nil
+		p := reflect.New(v.Type().Elem())
+		f.fill(p.Elem())
+		v.Set(p)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			f.fill(v.Field(i))
 		}
-		v := fmt.Sprintf("s%d", rng.IntN(100))
-		return &v
+	case reflect.String:
+		f.n++
+		v.SetString(fmt.Sprintf("s%d_%d", f.n, f.rng.IntN(1000)))
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		// Distinct by the counter, large and negative by the rest.
+		f.n++
+		v.SetInt(int64(f.n)<<32 | f.rng.Int64N(1<<32) ^ -int64(f.rng.IntN(2)))
+	case reflect.Bool:
+		v.SetBool(f.rng.IntN(2) == 0)
+	case reflect.Map:
+		switch f.rng.IntN(3) {
+		case 0:
+			v.SetZero()
+		default:
+			m := reflect.MakeMap(v.Type())
+			for range f.rng.IntN(3) {
+				k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+				f.fill(k)
+				f.fill(e)
+				m.SetMapIndex(k, e)
+			}
+			v.Set(m)
+		}
+	default:
+		panic("filler: no case for " + v.Type().String())
 	}
-	sub := &client.Subscription{
-		ID: fmt.Sprintf("sub_%016x", rng.Uint64()), EsimICCID: "8900000000000000001", PlanID: "plan_004",
-		CreatedAt: rng.Int64(), ActivatedAt: i64(), ExpireAt: i64(), State: "ready",
-		Plan: client.PlanForAttachment{Name: str(), DataMegaBytes: i64(), PeriodDays: i64(), PeriodIterations: i64(),
-			ThrottledSpeedKbps: i64(), Label: str(), CoverageProfileID: str()},
-		PurchasedAllowance: client.Allowance{DataBytes: i64(), VoiceSeconds: i64(), SmsMessages: i64()},
-		RemainingAllowance: client.Allowance{DataBytes: i64(), VoiceSeconds: i64(), SmsMessages: i64()},
+}
+
+// leaf is a string or number of an answer and the field it is in.
+type leaf struct{ field, value string }
+
+// answerLeaves are the strings and numbers in v, and its map keys.
+func answerLeaves(field string, v reflect.Value) []leaf {
+	var out []leaf
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			out = answerLeaves(field, v.Elem())
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			out = append(out, answerLeaves(field+"."+v.Type().Field(i).Name, v.Field(i))...)
+		}
+	case reflect.String:
+		out = append(out, leaf{field, v.String()})
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		out = append(out, leaf{field, fmt.Sprint(v.Int())})
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			out = append(out, append(answerLeaves(field+" key", k), answerLeaves(field+"[]", v.MapIndex(k))...)...)
+		}
 	}
-	switch rng.IntN(3) {
-	case 1:
-		sub.Metadata = map[string]string{}
-	case 2:
-		sub.Metadata = map[string]string{"team": "a", "cost_center": fmt.Sprint(rng.IntN(9))}
+	return out
+}
+
+// valueLeaves are the strings and numbers in v, and its map keys.
+func valueLeaves(v tftypes.Value) []string {
+	if v.IsNull() || !v.IsKnown() {
+		return nil
 	}
-	return sub
+	switch {
+	case v.Type().Is(tftypes.String):
+		var s string
+		_ = v.As(&s)
+		return []string{s}
+	case v.Type().Is(tftypes.Number):
+		var n big.Float
+		_ = v.As(&n)
+		return []string{n.Text('f', 0)}
+	case v.Type().Is(tftypes.Map{}):
+		var m map[string]tftypes.Value
+		_ = v.As(&m)
+		var out []string
+		for k, e := range m {
+			out = append(out, append([]string{k}, valueLeaves(e)...)...)
+		}
+		return out
+	case v.Type().Is(tftypes.Object{}):
+		var m map[string]tftypes.Value
+		_ = v.As(&m)
+		var out []string
+		for _, e := range m {
+			out = append(out, valueLeaves(e)...)
+		}
+		return out
+	}
+	return nil
+}
+
+// missingLeaves are the fields of want whose values, counted, got lacks.
+func missingLeaves(want []leaf, got []string) []string {
+	have := map[string]int{}
+	for _, g := range got {
+		have[g]++
+	}
+	var missing []string
+	for _, w := range want {
+		if have[w.value] == 0 {
+			missing = append(missing, w.field)
+			continue
+		}
+		have[w.value]--
+	}
+	return missing
 }

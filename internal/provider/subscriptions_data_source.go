@@ -21,11 +21,11 @@ func newSubscriptionsDataSource() datasource.DataSource { return &subscriptionsD
 type subscriptionsDataSource struct{ baseDataSource }
 
 type subscriptionsDataSourceModel struct {
-	State         types.String        `tfsdk:"state"`
-	PlanID        types.String        `tfsdk:"plan_id"`
-	MaxItems      types.Int64         `tfsdk:"max_items"`
-	IDs           []string            `tfsdk:"ids"`
-	Subscriptions []subscriptionAttrs `tfsdk:"subscriptions"`
+	State         types.String   `tfsdk:"state"`
+	PlanID        types.String   `tfsdk:"plan_id"`
+	MaxItems      types.Int64    `tfsdk:"max_items"`
+	IDs           []string       `tfsdk:"ids"`
+	Subscriptions []types.Object `tfsdk:"subscriptions"`
 }
 
 func (d *subscriptionsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -59,7 +59,7 @@ func (d *subscriptionsDataSource) Read(ctx context.Context, req datasource.ReadR
 	keep := func(s client.Subscription) bool {
 		return matches(cfg.State, &s.State) && matches(cfg.PlanID, &s.PlanID)
 	}
-	cfg.Subscriptions, cfg.IDs = listing[client.Subscription, subscriptionAttrs]{
+	cfg.Subscriptions, cfg.IDs = listing[client.Subscription, types.Object]{
 		what: "subscriptions", seq: d.client.Subscriptions(ctx), keep: keep, maxItems: cfg.MaxItems,
 		convert: subscriptionModel, key: func(s client.Subscription) string { return s.ID },
 	}.read(&resp.Diagnostics)

@@ -1,0 +1,125 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+)
+
+// Refresh is stable: through the provider server, as Terraform calls it,
+// reading a subscription that did not change at the service returns the
+// stored state byte for byte, and so does reading it after its eSIM used
+// data, since usage is not in the resource. What the service changes on its
+// own, once each, does show: activation sets state, activated_at and
+// expire_at; expiry sets state. Nothing else changes.
+func TestReadResource_refreshChangesOnlyWithTheLifecycle(t *testing.T) {
+	t.Parallel()
+	inline := &client.InlinePlan{CoverageID: "cov-eu", DataMBs: 2048, PeriodDays: 30}
+	for name, req := range map[string]client.CreateSubscriptionRequest{
+		"plan_id": {PlanID: "plan_001"},
+		"inline":  {Plan: inline},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			// An emulator each: the clock moves for all its subscriptions.
+			srv := emulatortest.Start(t, emulator.Options{})
+			h := newProtoHarness(t, NewProtocol6(context.Background(), "test")(), srv)
+			sub := createAt(t, srv, req)
+			prior := map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, sub.ID)}
+			if req.Plan != nil {
+				prior["plan"] = tftypes.NewValue(inlinePlanType, map[string]tftypes.Value{
+					"coverage_id": tftypes.NewValue(tftypes.String, inline.CoverageID),
+					"data_mbs":    tftypes.NewValue(tftypes.Number, inline.DataMBs),
+					"period_days": tftypes.NewValue(tftypes.Number, inline.PeriodDays),
+				})
+			}
+			stored := readRaw(t, h, h.dv(t, h.object(prior))) // what the apply stored
+
+			unchanged := func(when string) {
+				t.Helper()
+				if got := readRaw(t, h, stored); !bytes.Equal(got.MsgPack, stored.MsgPack) {
+					t.Fatalf("%s: the refreshed state differs from the stored one:\nstored  %s\nrefresh %s", when, h.value(t, stored), h.value(t, got))
+				}
+			}
+			changes := func(when string, want ...string) {
+				t.Helper()
+				got := readRaw(t, h, stored)
+				if diff := changedAttributes(t, h, stored, got); !slices.Equal(diff, want) {
+					t.Fatalf("%s: attributes changed %v, want %v", when, diff, want)
+				}
+				stored = got
+			}
+
+			unchanged("nothing happened")
+			if err := srv.Activate(sub.ID); err != nil {
+				t.Fatal(err)
+			}
+			changes("activated", "activated_at", "expire_at", "state")
+			unchanged("after the activation was refreshed")
+			for _, n := range []int64{1_000, 500_000_000} {
+				if err := srv.RecordUsage(sub.ID, n); err != nil {
+					t.Fatal(err)
+				}
+				unchanged("data used")
+			}
+			advanceClockPast(t, srv, sub.ID)
+			changes("expired", "state")
+			unchanged("after the expiry was refreshed")
+		})
+	}
+}
+
+// readRaw is a ReadResource of state as Terraform sends it, returning the
+// new state as the provider encodes it.
+func readRaw(t *testing.T, h *protoHarness, state *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
+	t.Helper()
+	resp, err := h.server.ReadResource(context.Background(), &tfprotov6.ReadResourceRequest{TypeName: subscriptionType, CurrentState: state})
+	if err != nil || len(resp.Diagnostics) > 0 {
+		t.Fatalf("read: %v %s", err, diagText(resp.Diagnostics))
+	}
+	return resp.NewState
+}
+
+// changedAttributes are the names of the top-level attributes that differ.
+func changedAttributes(t *testing.T, h *protoHarness, before, after *tfprotov6.DynamicValue) []string {
+	t.Helper()
+	var b, a map[string]tftypes.Value
+	if err := h.value(t, before).As(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.value(t, after).As(&a); err != nil {
+		t.Fatal(err)
+	}
+	var diff []string
+	for name, v := range b {
+		if !v.Equal(a[name]) {
+			diff = append(diff, name)
+		}
+	}
+	slices.Sort(diff)
+	return diff
+}
+
+// advanceClockPast moves the emulator's clock past the subscription's expiry.
+func advanceClockPast(t *testing.T, srv *emulatortest.Server, id string) {
+	t.Helper()
+	c, err := client.New(client.Config{BaseURL: srv.URL, Token: srv.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := c.GetSubscription(context.Background(), id)
+	if err != nil || sub.ExpireAt == nil {
+		t.Fatalf("subscription %s: %v, expire_at %v", id, err, sub)
+	}
+	if _, err := srv.AdvanceClock(*sub.ExpireAt - srv.Now() + 1); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,203 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+)
+
+// testdata/schema-v0 is a state written by the previous release: Terraform
+// 1.11.4 applied schemaV0Config with the provider at schema version 0 (with
+// remaining_allowance) against an emulator keeping its state in
+// emulator.db, with its wall clock stopped at schemaV0Clock; then one
+// subscription used 1,000 bytes of data and `terraform apply -refresh-only`
+// stored that. Started from a copy of that database with the same clock,
+// the emulator answers exactly what the state holds, so the state file is
+// used as it was written, not edited.
+const schemaV0Config = `
+resource "mobileplan_subscription" "from_id" {
+  plan_id = "plan_001"
+}
+
+resource "mobileplan_subscription" "inline" {
+  plan = {
+    coverage_id = "cov-eu"
+    data_mbs    = 2048
+    period_days = 30
+  }
+}
+`
+
+var schemaV0Clock = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+
+// startSchemaV0Emulator serves the service as the state in
+// testdata/schema-v0 was written against.
+func startSchemaV0Emulator(t *testing.T) *emulatortest.Server {
+	t.Helper()
+	db, err := os.ReadFile(filepath.Join("testdata", "schema-v0", "emulator.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "emulator.db")
+	if err := os.WriteFile(path, db, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return emulatortest.Start(t, emulator.Options{StatePath: path, Now: func() time.Time { return schemaV0Clock }})
+}
+
+func schemaV0State(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "schema-v0", "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A state written by the previous release (schema version 0, with
+// remaining_allowance) refreshes and plans with no changes through the CLI;
+// the refreshed state is version 1, the same but for remaining_allowance;
+// and data used afterwards is no drift.
+func TestCLI_stateOfThePreviousSchemaPlansNoChanges(t *testing.T) {
+	t.Parallel()
+	c := newTerraformCLI(t)
+	srv := startSchemaV0Emulator(t)
+	v0 := schemaV0State(t)
+	c.write("main.tf", cliProvider(srv)+schemaV0Config)
+	c.write("terraform.tfstate", v0)
+
+	noDrift := func(when string) {
+		t.Helper()
+		c.expectNoChanges()
+		// The exit code of a refresh-only plan is not to be trusted on
+		// Terraform before 1.15 (it reports a change for any number
+		// attribute); its text is.
+		out := c.must("plan", "-refresh-only", "-input=false")
+		// "changed outside of Terraform", or "of OpenTofu".
+		if strings.Contains(out, "changed outside of") || !strings.Contains(out, "No changes.") {
+			t.Fatalf("%s: a refresh-only plan reports drift:\n%s", when, out)
+		}
+	}
+	noDrift("the previous release's state")
+
+	c.must("apply", "-refresh-only", "-auto-approve", "-input=false")
+	before, after := stateInstances(t, v0), stateInstances(t, c.read("terraform.tfstate"))
+	if len(after) != 2 {
+		t.Fatalf("%d subscriptions in the refreshed state, want 2", len(after))
+	}
+	for name, old := range before {
+		now := after[name]
+		if old.SchemaVersion != 0 || now.SchemaVersion != 1 {
+			t.Errorf("%s: schema version %d, then %d; want 0, then 1", name, old.SchemaVersion, now.SchemaVersion)
+		}
+		if _, ok := now.Attributes["remaining_allowance"]; ok {
+			t.Errorf("%s: remaining_allowance is still in the state", name)
+		}
+		delete(old.Attributes, "remaining_allowance")
+		if o, n := jsonText(t, old.Attributes), jsonText(t, now.Attributes); o != n {
+			t.Errorf("%s: attributes changed in the upgrade:\nbefore %s\nafter  %s", name, o, n)
+		}
+	}
+
+	if err := srv.RecordUsage(after["from_id"].Attributes["id"].(string), 250_000_000); err != nil {
+		t.Fatal(err)
+	}
+	noDrift("data used after the upgrade")
+}
+
+// Through the provider server, without a CLI: the previous release's state
+// of each subscription upgrades to the same values without
+// remaining_allowance, a read of it changes nothing, and the plan that
+// follows is the fast path's, the same as the framework's.
+func TestUpgradeResourceState_previousSchema(t *testing.T) {
+	t.Parallel()
+	srv := startSchemaV0Emulator(t)
+	h := newProtoHarness(t, NewProtocol6(context.Background(), "test")(), srv)
+	framework := newProtoHarness(t, providerserver.NewProtocol6(New("test")())(), srv)
+	for name, inst := range stateInstances(t, schemaV0State(t)) {
+		raw := []byte(jsonText(t, inst.Attributes))
+		resp, err := h.server.UpgradeResourceState(context.Background(), &tfprotov6.UpgradeResourceStateRequest{
+			TypeName: subscriptionType, Version: inst.SchemaVersion, RawState: &tfprotov6.RawState{JSON: raw},
+		})
+		if err != nil || len(resp.Diagnostics) > 0 {
+			t.Fatalf("%s: upgrade: %v %s", name, err, diagText(resp.Diagnostics))
+		}
+		// The state as version 1 sees it: the same JSON, the attribute it
+		// no longer has left out.
+		want, err := (&tfprotov6.RawState{JSON: raw}).UnmarshalWithOpts(h.typ, tfprotov6.UnmarshalOpts{
+			ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := h.value(t, resp.UpgradedState); !got.Equal(want) {
+			t.Errorf("%s: upgraded to\n%s\nwant\n%s", name, got, want)
+		}
+		refreshed := readRaw(t, h, resp.UpgradedState)
+		if !bytes.Equal(refreshed.MsgPack, resp.UpgradedState.MsgPack) {
+			t.Errorf("%s: a read of the upgraded state changed it:\n%s\n%s", name, h.value(t, resp.UpgradedState), h.value(t, refreshed))
+		}
+		// Then Terraform plans: the fast path answers, as the framework
+		// would.
+		plan := &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType, Config: h.dv(t, configOf(h, h.value(t, refreshed))),
+			PriorState: refreshed, ProposedNewState: refreshed}
+		got, ok := h.server.(*protocolServer).unchangedPlan(context.Background(), plan)
+		if !ok {
+			t.Fatalf("%s: the plan of the upgraded state went to the framework", name)
+		}
+		wantPlan, err := framework.server.PlanResourceChange(context.Background(), plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		comparePlans(t, framework, wantPlan, got)
+	}
+}
+
+type stateInstance struct {
+	SchemaVersion int64          `json:"schema_version"`
+	Attributes    map[string]any `json:"attributes"`
+}
+
+// stateInstances are a state file's mobileplan_subscription instances, by
+// resource name.
+func stateInstances(t *testing.T, state string) map[string]stateInstance {
+	t.Helper()
+	var doc struct {
+		Resources []struct {
+			Type      string          `json:"type"`
+			Name      string          `json:"name"`
+			Instances []stateInstance `json:"instances"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal([]byte(state), &doc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]stateInstance{}
+	for _, r := range doc.Resources {
+		if r.Type == subscriptionType && len(r.Instances) == 1 {
+			out[r.Name] = r.Instances[0]
+		}
+	}
+	return out
+}
+
+func jsonText(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

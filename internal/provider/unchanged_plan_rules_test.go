@@ -1,0 +1,343 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/dynamicplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float32planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int32planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/numberplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// The rules unchangedPlan (protocol_server.go) rests on, checked on the
+// resource itself: each test here fails on a change to the resource that
+// would make the framework's plan of an unchanged subscription differ from
+// its prior state, before such a change can reach a user through the fast
+// path.
+
+// keepsStateModifiers are the types of the plan modifiers that, when the
+// plan equals the prior state, leave it so: UseStateForUnknown of every
+// attribute kind. It changes a value only when the plan's is unknown, and
+// then to the state's.
+var keepsStateModifiers = func() map[reflect.Type]bool {
+	out := map[reflect.Type]bool{}
+	for _, m := range []any{
+		boolplanmodifier.UseStateForUnknown(), dynamicplanmodifier.UseStateForUnknown(),
+		float32planmodifier.UseStateForUnknown(), float64planmodifier.UseStateForUnknown(),
+		int32planmodifier.UseStateForUnknown(), int64planmodifier.UseStateForUnknown(),
+		listplanmodifier.UseStateForUnknown(), mapplanmodifier.UseStateForUnknown(),
+		numberplanmodifier.UseStateForUnknown(), objectplanmodifier.UseStateForUnknown(),
+		setplanmodifier.UseStateForUnknown(), stringplanmodifier.UseStateForUnknown(),
+	} {
+		out[reflect.TypeOf(m)] = true
+	}
+	return out
+}()
+
+// unchangedPlanHazards lists what in s would make the framework's plan of
+// an unchanged resource differ from its prior state: a default, a
+// write-only attribute, a plan modifier other than UseStateForUnknown, at
+// any depth of nested attributes and blocks. It reads the schema by field
+// name, so an attribute kind a later framework adds is walked too. A schema
+// version and state upgraders are no hazard: Terraform upgrades the state
+// before it plans.
+func unchangedPlanHazards(s rschema.Schema) []string {
+	var out []string
+	for _, name := range sortedKeys(s.Attributes) {
+		walkPlanHazards(name, reflect.ValueOf(s.Attributes[name]), &out)
+	}
+	for _, name := range sortedKeys(s.Blocks) {
+		walkPlanHazards(name, reflect.ValueOf(s.Blocks[name]), &out)
+	}
+	return out
+}
+
+func walkPlanHazards(at string, v reflect.Value, out *[]string) {
+	for v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return
+	}
+	for i := range v.NumField() {
+		f, name := v.Field(i), v.Type().Field(i).Name
+		switch name {
+		case "Default":
+			if !f.IsNil() {
+				*out = append(*out, fmt.Sprintf("%s: has a default (%T)", at, f.Interface()))
+			}
+		case "WriteOnly":
+			if f.Bool() {
+				*out = append(*out, at+": is write-only")
+			}
+		case "PlanModifiers":
+			for j := range f.Len() {
+				m := f.Index(j)
+				if m.IsNil() || !keepsStateModifiers[m.Elem().Type()] {
+					*out = append(*out, fmt.Sprintf("%s: plan modifier %s is not UseStateForUnknown", at, m.Elem().Type()))
+				}
+			}
+		case "Attributes", "Blocks":
+			keys := f.MapKeys()
+			slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
+			for _, k := range keys {
+				walkPlanHazards(at+"."+k.String(), f.MapIndex(k), out)
+			}
+		case "NestedObject":
+			walkPlanHazards(at, f, out)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func subscriptionSchema(t *testing.T) rschema.Schema {
+	t.Helper()
+	var resp resource.SchemaResponse
+	(&subscriptionResource{}).Schema(context.Background(), resource.SchemaRequest{}, &resp)
+	if resp.Diagnostics.HasError() {
+		t.Fatal(resp.Diagnostics)
+	}
+	return resp.Schema
+}
+
+func TestSubscriptionSchema_keepsUnchangedPlansUnchanged(t *testing.T) {
+	t.Parallel()
+	if hazards := unchangedPlanHazards(subscriptionSchema(t)); len(hazards) > 0 {
+		t.Errorf("mobileplan_subscription's schema breaks unchangedPlan's rules; handle these in unchangedPlan or send such plans to the framework:\n%s",
+			strings.Join(hazards, "\n"))
+	}
+}
+
+// The walk finds each hazard, nested too, and passes what is allowed.
+func TestUnchangedPlanHazards_findsEachHazard(t *testing.T) {
+	t.Parallel()
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	s := rschema.Schema{
+		Version: 3, // allowed: upgrades run before the plan
+		Attributes: map[string]rschema.Attribute{
+			"fine":      rschema.StringAttribute{Computed: true, PlanModifiers: keep},
+			"defaulted": rschema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("x")},
+			"secret":    rschema.StringAttribute{Optional: true, WriteOnly: true},
+			"nested": rschema.SingleNestedAttribute{Computed: true, Attributes: map[string]rschema.Attribute{
+				"replaced": rschema.StringAttribute{Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
+			}},
+			"items": rschema.ListNestedAttribute{Optional: true, NestedObject: rschema.NestedAttributeObject{
+				Attributes:    map[string]rschema.Attribute{"deep": rschema.StringAttribute{Optional: true, WriteOnly: true}},
+				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+			}},
+		},
+		Blocks: map[string]rschema.Block{
+			"block": rschema.SingleNestedBlock{Attributes: map[string]rschema.Attribute{
+				"inner": rschema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("y")},
+			}},
+		},
+	}
+	got := unchangedPlanHazards(s)
+	for _, want := range []string{"block.inner: has a default", "defaulted: has a default", "items.deep: is write-only",
+		"items: plan modifier", "nested.replaced: plan modifier", "secret: is write-only"} {
+		if !slices.ContainsFunc(got, func(h string) bool { return strings.HasPrefix(h, want) }) {
+			t.Errorf("no hazard %q in %q", want, got)
+		}
+	}
+	if len(got) != 6 {
+		t.Errorf("%d hazards, want 6: %q", len(got), got)
+	}
+}
+
+// ModifyPlan, given a plan equal to the prior state, leaves the plan as it
+// is and sets nothing: no diagnostic, no replacement, no deferral, no
+// identity change, no private state (it gets none to write to, so a write
+// would be a diagnostic). The resource is not configured: a ModifyPlan that
+// reached for the service here would panic.
+func TestSubscriptionModifyPlan_doesNothingWhenPlanEqualsState(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := subscriptionSchema(t)
+	typ := s.Type().TerraformType(ctx).(tftypes.Object)
+	h := &protoHarness{typ: typ}
+	identitySchema := subscriptionIdentitySchema()
+	identityType := identitySchema.Type().TerraformType(ctx)
+	rng := rand.New(rand.NewPCG(18, 1)) //nolint:gosec // test data, reproducible
+	for i := range 300 {
+		state := randomValue(rng, typ, false)
+		if state.IsNull() {
+			continue
+		}
+		identity := tftypes.NewValue(identityType, map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, fmt.Sprintf("sub_%d", i))})
+		for j, config := range []tftypes.Value{configOf(h, state), randomValue(rng, typ, true)} {
+			req := resource.ModifyPlanRequest{
+				Config:             tfsdk.Config{Schema: s, Raw: config},
+				State:              tfsdk.State{Schema: s, Raw: state},
+				Plan:               tfsdk.Plan{Schema: s, Raw: state.Copy()},
+				Identity:           &tfsdk.ResourceIdentity{Schema: identitySchema, Raw: identity},
+				ClientCapabilities: resource.ModifyPlanClientCapabilities{DeferralAllowed: true},
+			}
+			resp := resource.ModifyPlanResponse{
+				Plan:     tfsdk.Plan{Schema: s, Raw: state.Copy()},
+				Identity: &tfsdk.ResourceIdentity{Schema: identitySchema, Raw: identity.Copy()},
+			}
+			(&subscriptionResource{}).ModifyPlan(ctx, req, &resp)
+			switch {
+			case !resp.Plan.Raw.Equal(state):
+				t.Fatalf("state %d config %d: plan changed to %s", i, j, resp.Plan.Raw)
+			case len(resp.Diagnostics) > 0:
+				t.Fatalf("state %d config %d: diagnostics %v", i, j, resp.Diagnostics)
+			case len(resp.RequiresReplace) > 0:
+				t.Fatalf("state %d config %d: requires replace %v", i, j, resp.RequiresReplace)
+			case resp.Deferred != nil:
+				t.Fatalf("state %d config %d: deferred %v", i, j, resp.Deferred)
+			case resp.Private != nil:
+				t.Fatalf("state %d config %d: private state set", i, j)
+			case !resp.Identity.Raw.Equal(identity):
+				t.Fatalf("state %d config %d: identity changed to %s", i, j, resp.Identity.Raw)
+			}
+		}
+	}
+}
+
+// The provider never defers: not when Terraform allows deferral and the
+// provider block is valid, nor when every value in it is unknown (the case
+// providers defer for). A provider that defers makes the framework defer
+// every plan, which unchangedPlan does not: the plan of an unchanged
+// subscription after such a configuration shows it.
+func TestProvider_neverDefers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := subscriptionSchema(t)
+	h := &protoHarness{typ: s.Type().TerraformType(ctx).(tftypes.Object)}
+	state := h.dv(t, h.object(map[string]tftypes.Value{
+		"id": tftypes.NewValue(tftypes.String, "sub_1"), "plan_id": tftypes.NewValue(tftypes.String, "plan_004"),
+	}))
+	config := h.dv(t, h.object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
+	for _, name := range []string{"unknown", "valid"} {
+		server := providerserver.NewProtocol6(New("test")())()
+		schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var block *tfprotov6.DynamicValue
+		switch name {
+		case "unknown":
+			block = providerConfig(t, schemas, tftypes.UnknownValue, nil)
+		case "valid":
+			block = providerConfig(t, schemas, nil, map[string]tftypes.Value{
+				"base_url": tftypes.NewValue(tftypes.String, "http://127.0.0.1:1"), "api_token": tftypes.NewValue(tftypes.String, "token"),
+			})
+		}
+		if _, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{
+			Config:             block,
+			ClientCapabilities: &tfprotov6.ConfigureProviderClientCapabilities{DeferralAllowed: true},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+			TypeName: subscriptionType, Config: config, PriorState: state, ProposedNewState: state,
+			ClientCapabilities: &tfprotov6.PlanResourceChangeClientCapabilities{DeferralAllowed: true},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Deferred != nil {
+			t.Errorf("%s provider block: the plan of an unchanged subscription is deferred (%s)", name, resp.Deferred.Reason)
+		}
+	}
+}
+
+// No code of the provider can defer: nothing outside tests names a
+// Deferred field. A deferral path behind a condition the tests above do not
+// meet is still found here.
+func TestProvider_hasNoDeferralPath(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && strings.HasPrefix(sel.Sel.Name, "Deferred") {
+				t.Errorf("%s: %s.%s: a deferral makes the framework's plan differ from unchangedPlan's; handle it there first",
+					fset.Position(sel.Pos()), exprString(sel.X), sel.Sel.Name)
+			}
+			return true
+		})
+	}
+}
+
+func exprString(e ast.Expr) string {
+	if id, ok := e.(*ast.Ident); ok {
+		return id.Name
+	}
+	return fmt.Sprintf("%T", e)
+}
+
+// The served server has every method of the framework's, with the same
+// signature: a service that a later terraform-plugin-go adds, and the
+// framework implements, is never hidden by the wrapper (tf6server finds the
+// optional ones by type assertion).
+func TestProtocol6_hasEveryMethodOfTheFrameworksServer(t *testing.T) {
+	t.Parallel()
+	framework := reflect.TypeOf(providerserver.NewProtocol6(New("test")())())
+	served := NewProtocol6(context.Background(), "test")()
+	if _, ok := served.(*protocolServer); !ok {
+		t.Fatalf("served %T, want the wrapper: the fast path is off", served)
+	}
+	st := reflect.TypeOf(served)
+	if framework.NumMethod() < reflect.TypeFor[tfprotov6.ProviderServer]().NumMethod() {
+		t.Fatalf("the framework's server %s has %d methods, fewer than tfprotov6.ProviderServer", framework, framework.NumMethod())
+	}
+	for i := range framework.NumMethod() {
+		want := framework.Method(i)
+		got, ok := st.MethodByName(want.Name)
+		switch {
+		case !ok:
+			t.Errorf("the framework's server has %s and the served %s does not: add its interface to frameworkServer", want.Name, st)
+		case got.Type.String() != strings.Replace(want.Type.String(), framework.String(), st.String(), 1):
+			t.Errorf("%s: framework %s, served %s", want.Name, want.Type, got.Type)
+		}
+	}
+}
