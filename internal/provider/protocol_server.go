@@ -71,7 +71,7 @@ const maxValidConfigs = 1024
 // has seen valid again without it. Terraform validates every instance of a
 // resource, so `count = 500` of the same subscription is 500 identical
 // validations, each an attribute walk, a tenth of the provider's CPU time
-// in a refreshing plan (issue 15). Validation of this resource is a pure
+// in a refreshing plan. Validation of this resource is a pure
 // function of the configuration: its validators (ExactlyOneOf,
 // LengthAtLeast, AtLeast) read nothing else, so the answer is the same.
 // Only answers without diagnostics are remembered: the framework's are
