@@ -15,10 +15,12 @@ import (
 // because no request is made then.
 
 // resourceData is what Configure hands to resources: the client, and the
-// preflight of this provider instance (nil when it is off).
+// preflight and paged refresh of this provider instance (each nil when it
+// is off).
 type resourceData struct {
 	client    *client.Client
 	preflight *preflight
+	refresh   *pagedRefresh
 }
 
 // baseDataSource is embedded by every data source: the client, and the
@@ -51,6 +53,16 @@ func clientFrom(data any, diags *diag.Diagnostics) *client.Client {
 func preflightFrom(data any) *preflight {
 	if d, ok := data.(*resourceData); ok {
 		return d.preflight
+	}
+	return nil
+}
+
+// pagedRefreshFrom takes the paged refresh out of ProviderData; nil, which
+// reads each subscription with its own GET, when it is off or the provider
+// is not configured.
+func pagedRefreshFrom(data any) *pagedRefresh {
+	if d, ok := data.(*resourceData); ok {
+		return d.refresh
 	}
 	return nil
 }

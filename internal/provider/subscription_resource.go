@@ -36,6 +36,7 @@ func newSubscriptionResource() resource.Resource { return &subscriptionResource{
 type subscriptionResource struct {
 	client    *client.Client
 	preflight *preflight
+	refresh   *pagedRefresh
 }
 
 type subscriptionResourceModel struct {
@@ -137,6 +138,7 @@ func (r *subscriptionResource) ConfigValidators(context.Context) []resource.Conf
 func (r *subscriptionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.client = clientFrom(req.ProviderData, &resp.Diagnostics)
 	r.preflight = preflightFrom(req.ProviderData)
+	r.refresh = pagedRefreshFrom(req.ProviderData)
 }
 
 func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -188,7 +190,7 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 	// never send.
 	resp.Diagnostics.Append(setSubscriptionIdentity(ctx, resp.Identity, state.ID)...)
 	id := state.ID.ValueString()
-	sub, err := r.client.GetSubscription(ctx, id)
+	sub, err := r.refresh.subscription(ctx, r.client, id) // from a list page, or its own GET
 	switch {
 	case client.IsNotFound(err):
 		resp.Diagnostics.AddWarning("Subscription no longer exists",

@@ -1,0 +1,144 @@
+package provider
+
+import (
+	"context"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+)
+
+// pagedRefreshAllowance is how many requests, at most, reading subscriptions
+// from list pages may cost beyond one GET per subscription (see
+// pagedRefresh.worthAnotherPage).
+const pagedRefreshAllowance = 10
+
+// pagedRefresh answers the refresh of mobileplan_subscription from the
+// service's list of subscriptions, 25 a page, instead of one GET each: a
+// refreshing plan of 500 subscriptions takes about 20 requests instead of
+// 500, which matters once the service limits requests per second.
+//
+// Terraform sends one ReadResource per subscription, up to 10 at once, and
+// never says how many will come or which. So the scan is lazy: a Read looks
+// in the pages read so far; when its subscription is not there, it waits for
+// the next page, which one Read at a time fetches for all; and it falls back
+// to its own GET when the list has ended, a page failed, or the scan is no
+// longer worth it. A subscription that no page brought is therefore always
+// read by its GET, whose 404 says it is gone.
+//
+// The scan's bound: a page is read only while pages read - Reads answered
+// from pages < min(pagedRefreshAllowance, Reads seen). A run costs pages +
+// (Reads - Reads answered from pages) requests against Reads for one GET
+// each, so the rule holds the extra cost to min(10, Reads): never more than
+// ten requests beyond one GET each, and never more than twice as many. The
+// list is newest first, so subscriptions under many newer ones found only
+// deep in it (10 of them under 1,000 newer) stop the scan after 10 pages
+// that found nothing, and are read by GET. The allowance lets the scan
+// cross pages of newer subscriptions Terraform does not manage (four pages
+// for 100 of them) before the first ones it does, while Terraform's
+// parallel Reads, answered as their pages arrive, catch up with it. The
+// bound is checked before each page, so a scan that stopped resumes when
+// later Reads, answered from pages already read, pay for more.
+//
+// Terraform configures a fresh provider instance for each plan or apply,
+// and with it a fresh pagedRefresh: pages are used only within the run that
+// read them. Pages are read in the order the service lists them; a record
+// is used once and then dropped, so memory holds only what the scan read
+// ahead of the Reads.
+type pagedRefresh struct {
+	client *client.Client
+
+	mu    sync.Mutex
+	pages *client.Pages[client.Subscription] // read by one Read at a time
+	found map[string]client.Subscription     // brought by pages, not yet read
+	reads int                                // Reads seen
+	hits  int                                // Reads answered from pages
+	read  int                                // pages read, failed ones included
+	ended bool                               // the list ended, or a page failed
+	// next is closed when the page being read arrives; nil when none is.
+	next chan struct{}
+}
+
+// newPagedRefresh returns the refresh of one provider instance, or nil,
+// which reads each subscription with its own GET, when the setting is off.
+func newPagedRefresh(c *client.Client, on bool) *pagedRefresh {
+	if !on {
+		return nil
+	}
+	return &pagedRefresh{client: c, pages: c.SubscriptionPages(), found: map[string]client.Subscription{}}
+}
+
+// subscription reads subscription id, from the pages when they bring it,
+// otherwise with its own GET. Errors are the GET's: a page that fails is
+// not one.
+func (p *pagedRefresh) subscription(ctx context.Context, c *client.Client, id string) (*client.Subscription, error) {
+	if p != nil {
+		if sub, ok := p.fromPages(ctx, id); ok {
+			return sub, nil
+		}
+	}
+	return c.GetSubscription(ctx, id)
+}
+
+// fromPages waits for the pages until one brings id or the scan stops.
+func (p *pagedRefresh) fromPages(ctx context.Context, id string) (*client.Subscription, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.reads++
+	for {
+		if sub, ok := p.found[id]; ok {
+			delete(p.found, id)
+			p.hits++
+			return &sub, true
+		}
+		if p.ended || !p.worthAnotherPage() {
+			return nil, false
+		}
+		if p.next == nil {
+			p.readPage(ctx)
+			continue
+		}
+		next := p.next
+		p.mu.Unlock()
+		select {
+		case <-next:
+		case <-ctx.Done():
+			p.mu.Lock()
+			return nil, false
+		}
+		p.mu.Lock()
+	}
+}
+
+// worthAnotherPage is the scan's bound, explained on pagedRefresh.
+func (p *pagedRefresh) worthAnotherPage() bool {
+	return p.read-p.hits < min(pagedRefreshAllowance, p.reads)
+}
+
+// readPage reads the next page for every waiting Read, with p.mu held on
+// entry and exit but not while the request runs.
+func (p *pagedRefresh) readPage(ctx context.Context) {
+	next := make(chan struct{})
+	p.next = next
+	p.mu.Unlock()
+	items, more, err := p.pages.Next(ctx)
+	p.mu.Lock()
+	p.read++
+	for _, sub := range items {
+		p.found[sub.ID] = sub
+	}
+	if err != nil || !more {
+		p.ended = true
+	}
+	fields := map[string]any{"page": p.read, "subscriptions": len(items), "reads": p.reads, "answered_from_pages": p.hits}
+	if err != nil {
+		// Never the plan's error: every Read not answered yet gets its GET.
+		fields["error"] = err.Error()
+		tflog.Warn(ctx, "A page of the subscription list failed; the subscriptions it did not bring are read one by one", fields)
+	} else {
+		tflog.Debug(ctx, "Read a page of the subscription list for the refresh", fields)
+	}
+	p.next = nil
+	close(next)
+}
