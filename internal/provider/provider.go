@@ -104,7 +104,7 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 			},
 			"paged_refresh": schema.BoolAttribute{
 				MarkdownDescription: fmt.Sprintf("Whether the refresh of `mobileplan_subscription` reads subscriptions from the service's list, %d a page, instead of with one request each (default `true`). "+
-					"A subscription the pages do not bring is read on its own, so one that is gone is still found gone. The scan stops once it costs more than %d requests beyond one request per subscription, "+
+					"A subscription the pages do not bring is read on its own, so one that is gone is still found gone. The scan stops before it would cost more than %d requests beyond one request per subscription, "+
 					"as when the configuration's subscriptions lie under many newer ones. Set `false` to read each subscription with its own request, as when the service counts list requests against a smaller quota than reads, "+
 					"or to rule this out while investigating an unexpected refresh result. See [Refresh by Pages](#refresh-by-pages).", client.MaxPageSize, pagedRefreshAllowance),
 				Optional: true,
