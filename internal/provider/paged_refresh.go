@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -13,6 +14,10 @@ import (
 // from list pages may cost beyond one GET per subscription (see
 // pagedRefresh.worthAnotherPage).
 const pagedRefreshAllowance = 10
+
+// pagedRefreshGrace is how long a Read held back only by the number of
+// Reads seen so far waits for another to arrive before it reads by GET.
+const pagedRefreshGrace = 50 * time.Millisecond
 
 // pagedRefresh answers the refresh of mobileplan_subscription from the
 // service's list of subscriptions, 25 a page, instead of one GET each: a
@@ -39,7 +44,12 @@ const pagedRefreshAllowance = 10
 // for 100 of them) before the first ones it does, while Terraform's
 // parallel Reads, answered as their pages arrive, catch up with it. The
 // bound is checked before each page, so a scan that stopped resumes when
-// later Reads, answered from pages already read, pay for more.
+// later Reads, answered from pages already read, pay for more. Terraform's
+// first Reads arrive one by one, and a nearby service answers a page faster:
+// a Read that only the Reads-seen term holds back waits up to
+// pagedRefreshGrace for another Read before it takes its GET, so that a
+// large refresh does not start with GETs, at a cost of that moment to a
+// refresh of one or two subscriptions.
 //
 // Terraform configures a fresh provider instance for each plan or apply,
 // and with it a fresh pagedRefresh: pages are used only within the run that
@@ -47,8 +57,6 @@ const pagedRefreshAllowance = 10
 // is used once and then dropped, so memory holds only what the scan read
 // ahead of the Reads.
 type pagedRefresh struct {
-	client *client.Client
-
 	mu    sync.Mutex
 	pages *client.Pages[client.Subscription] // read by one Read at a time
 	found map[string]client.Subscription     // brought by pages, not yet read
@@ -58,6 +66,8 @@ type pagedRefresh struct {
 	ended bool                               // the list ended, or a page failed
 	// next is closed when the page being read arrives; nil when none is.
 	next chan struct{}
+	// arrived is closed, and replaced, when a Read arrives.
+	arrived chan struct{}
 }
 
 // newPagedRefresh returns the refresh of one provider instance, or nil,
@@ -66,7 +76,7 @@ func newPagedRefresh(c *client.Client, on bool) *pagedRefresh {
 	if !on {
 		return nil
 	}
-	return &pagedRefresh{client: c, pages: c.SubscriptionPages(), found: map[string]client.Subscription{}}
+	return &pagedRefresh{pages: c.SubscriptionPages(), found: map[string]client.Subscription{}}
 }
 
 // subscription reads subscription id, from the pages when they bring it,
@@ -86,29 +96,63 @@ func (p *pagedRefresh) fromPages(ctx context.Context, id string) (*client.Subscr
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.reads++
+	if p.arrived != nil {
+		close(p.arrived) // Reads held back by the Reads-seen term look again
+	}
+	p.arrived = make(chan struct{})
+	var graceEnds time.Time
 	for {
 		if sub, ok := p.found[id]; ok {
 			delete(p.found, id)
 			p.hits++
 			return &sub, true
 		}
-		if p.ended || !p.worthAnotherPage() {
+		switch {
+		case p.next != nil:
+			// A page is on its way, already paid for: it may bring id.
+			if !p.wait(ctx, p.next, nil) {
+				return nil, false
+			}
+		case p.ended:
 			return nil, false
-		}
-		if p.next == nil {
+		case p.worthAnotherPage():
 			p.readPage(ctx)
-			continue
-		}
-		next := p.next
-		p.mu.Unlock()
-		select {
-		case <-next:
-		case <-ctx.Done():
-			p.mu.Lock()
+		case p.read-p.hits < pagedRefreshAllowance:
+			// Only the Reads seen so far hold the scan back. Terraform
+			// starts its Reads together but they arrive one by one, more
+			// slowly than a nearby service answers a page: wait a moment
+			// for the next one before giving up on the pages.
+			if graceEnds.IsZero() {
+				graceEnds = time.Now().Add(pagedRefreshGrace)
+			}
+			left := time.Until(graceEnds)
+			if left <= 0 {
+				return nil, false
+			}
+			timer := time.NewTimer(left)
+			ok := p.wait(ctx, p.arrived, timer.C)
+			timer.Stop()
+			if !ok {
+				return nil, false
+			}
+		default:
 			return nil, false
 		}
-		p.mu.Lock()
 	}
+}
+
+// wait waits, with p.mu released, until ch is closed or timeout fires
+// (true), or ctx ends (false).
+func (p *pagedRefresh) wait(ctx context.Context, ch <-chan struct{}, timeout <-chan time.Time) bool {
+	p.mu.Unlock()
+	defer p.mu.Lock()
+	select {
+	case <-ch:
+	case <-timeout:
+	case <-ctx.Done():
+		return false
+	}
+	return true
 }
 
 // worthAnotherPage is the scan's bound, explained on pagedRefresh.
@@ -121,10 +165,10 @@ func (p *pagedRefresh) worthAnotherPage() bool {
 func (p *pagedRefresh) readPage(ctx context.Context) {
 	next := make(chan struct{})
 	p.next = next
+	p.read++ // counted from the start: the bound includes the page on its way
 	p.mu.Unlock()
 	items, more, err := p.pages.Next(ctx)
 	p.mu.Lock()
-	p.read++
 	for _, sub := range items {
 		p.found[sub.ID] = sub
 	}

@@ -189,3 +189,17 @@ func TestPagedRefresh_cancelledWaitEnds(t *testing.T) {
 		t.Error("a cancelled read succeeded")
 	}
 }
+
+// A refresh of one subscription deep in the list, as after an import,
+// costs one page and its GET, not the whole allowance.
+func TestPagedRefresh_oneReadCostsAPageAndAGET(t *testing.T) {
+	t.Parallel()
+	srv, state, _ := accountWith(t, 1, 60)
+	got := refreshAll(t, srv, state, client.DefaultMaxRetries)
+	if got[state[0]] == nil {
+		t.Fatal("the subscription was not read")
+	}
+	if counts := srv.RequestCounts(); counts[listRoute] != 1 || counts[getRoute] != 1 {
+		t.Errorf("requests %v, want one page and one GET", counts)
+	}
+}
