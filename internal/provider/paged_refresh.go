@@ -19,6 +19,13 @@ const pagedRefreshAllowance = 10
 // Reads seen so far waits for another to arrive before it reads by GET.
 const pagedRefreshGrace = 50 * time.Millisecond
 
+// pagedRefreshCatchUp is how long after the last Read answered from a page
+// a Read held back by the allowance waits for Terraform's next Reads. A
+// refreshing plan of 500 subscriptions keeps Terraform busy for a few
+// seconds of CPU time, on a busy machine in stretches of 100 ms without a
+// new Read, while a nearby service answers a page in a millisecond.
+const pagedRefreshCatchUp = 250 * time.Millisecond
+
 // pagedRefresh answers the refresh of mobileplan_subscription from the
 // service's list of subscriptions, 25 a page, instead of one GET each: a
 // refreshing plan of 500 subscriptions takes about 20 requests instead of
@@ -44,12 +51,19 @@ const pagedRefreshGrace = 50 * time.Millisecond
 // for 100 of them) before the first ones it does, while Terraform's
 // parallel Reads, answered as their pages arrive, catch up with it. The
 // bound is checked before each page, so a scan that stopped resumes when
-// later Reads, answered from pages already read, pay for more. Terraform's
-// first Reads arrive one by one, and a nearby service answers a page faster:
-// a Read that only the Reads-seen term holds back waits up to
-// pagedRefreshGrace for another Read before it takes its GET, so that a
-// large refresh does not start with GETs, at a cost of that moment to a
-// refresh of one or two subscriptions.
+// later Reads, answered from pages already read, pay for more.
+//
+// The bound counts Reads answered, and a nearby service answers pages
+// faster than Terraform sends Reads: the scan runs ahead of them, and a
+// Read held back would take its GET although the next Reads will likely be
+// answered by pages already read. So a held-back Read first waits, without
+// sending anything, for another Read: up to pagedRefreshGrace when only the
+// Reads-seen term holds it back (Terraform's first Reads arrive one by one),
+// and up to pagedRefreshCatchUp after the last Read answered from a page when
+// the allowance does (Terraform is still working through the subscriptions
+// the pages answered). A scan that answered nothing does not wait: a small
+// state under many newer subscriptions takes its GETs at once. The waits
+// change when requests are sent, never how many the bound allows.
 //
 // Terraform configures a fresh provider instance for each plan or apply,
 // and with it a fresh pagedRefresh: pages are used only within the run that
@@ -68,6 +82,7 @@ type pagedRefresh struct {
 	next chan struct{}
 	// arrived is closed, and replaced, when a Read arrives.
 	arrived chan struct{}
+	lastHit time.Time // when a Read was last answered from a page
 }
 
 // newPagedRefresh returns the refresh of one provider instance, or nil,
@@ -105,12 +120,13 @@ func (p *pagedRefresh) fromPages(ctx context.Context, id string) (*client.Subscr
 		if sub, ok := p.found[id]; ok {
 			delete(p.found, id)
 			p.hits++
+			p.lastHit = time.Now()
 			return &sub, true
 		}
 		switch {
 		case p.next != nil:
 			// A page is on its way, already paid for: it may bring id.
-			if !p.wait(ctx, p.next, nil) {
+			if !p.wait(ctx, p.next) {
 				return nil, false
 			}
 		case p.ended:
@@ -125,14 +141,16 @@ func (p *pagedRefresh) fromPages(ctx context.Context, id string) (*client.Subscr
 			if graceEnds.IsZero() {
 				graceEnds = time.Now().Add(pagedRefreshGrace)
 			}
-			left := time.Until(graceEnds)
-			if left <= 0 {
+			if !p.waitForRead(ctx, graceEnds) {
 				return nil, false
 			}
-			timer := time.NewTimer(left)
-			ok := p.wait(ctx, p.arrived, timer.C)
-			timer.Stop()
-			if !ok {
+		case time.Since(p.lastHit) < pagedRefreshCatchUp:
+			// The scan is ahead of the Reads answered from it, and Reads
+			// were answered from pages a moment ago: Terraform, slower than
+			// a nearby service, is still sending the Reads that follow
+			// them, likely for subscriptions on the pages already read,
+			// which pay for the next page. Wait for one.
+			if !p.waitForRead(ctx, p.lastHit.Add(pagedRefreshCatchUp)) {
 				return nil, false
 			}
 		default:
@@ -141,18 +159,39 @@ func (p *pagedRefresh) fromPages(ctx context.Context, id string) (*client.Subscr
 	}
 }
 
-// wait waits, with p.mu released, until ch is closed or timeout fires
-// (true), or ctx ends (false).
-func (p *pagedRefresh) wait(ctx context.Context, ch <-chan struct{}, timeout <-chan time.Time) bool {
+// waitForRead waits, with p.mu released, for another Read to arrive until
+// deadline; false when the deadline passed or ctx ended.
+func (p *pagedRefresh) waitForRead(ctx context.Context, deadline time.Time) bool {
+	left := time.Until(deadline)
+	if left <= 0 {
+		return false
+	}
+	timer := time.NewTimer(left)
+	defer timer.Stop()
+	arrived := p.arrived
+	p.mu.Unlock()
+	defer p.mu.Lock()
+	select {
+	case <-arrived:
+		return true
+	case <-timer.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// wait waits, with p.mu released, until ch is closed (true) or ctx ends
+// (false).
+func (p *pagedRefresh) wait(ctx context.Context, ch <-chan struct{}) bool {
 	p.mu.Unlock()
 	defer p.mu.Lock()
 	select {
 	case <-ch:
-	case <-timeout:
+		return true
 	case <-ctx.Done():
 		return false
 	}
-	return true
 }
 
 // worthAnotherPage is the scan's bound, explained on pagedRefresh.

@@ -2,9 +2,12 @@ package provider
 
 import (
 	"context"
+	"math/rand/v2"
+	"slices"
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
@@ -41,8 +44,15 @@ func accountWith(t *testing.T, older, newer int) (srv *emulatortest.Server, olde
 }
 
 // refreshAll reads ids through one paged refresh, ten at a time, and
-// returns what each read brought. The order is shuffled by the workers.
+// returns what each read brought.
 func refreshAll(t *testing.T, srv *emulatortest.Server, ids []string, maxRetries int) map[string]*client.Subscription {
+	t.Helper()
+	return refreshAllPausing(t, srv, ids, maxRetries, 0)
+}
+
+// refreshAllPausing is refreshAll with each worker pausing after each read,
+// as Terraform does to store and plan what a Read answered.
+func refreshAllPausing(t *testing.T, srv *emulatortest.Server, ids []string, maxRetries int, pause time.Duration) map[string]*client.Subscription {
 	t.Helper()
 	c, err := client.New(client.Config{BaseURL: srv.URL, Token: srv.Token, MaxRetries: &maxRetries})
 	if err != nil {
@@ -63,15 +73,16 @@ func refreshAll(t *testing.T, srv *emulatortest.Server, ids []string, maxRetries
 				mu.Lock()
 				out[id] = sub
 				mu.Unlock()
+				time.Sleep(pause)
 			}
 		})
 	}
-	// Odd positions first, then even: neither the list's order nor its
-	// reverse.
-	for start := range 2 {
-		for i := start; i < len(ids); i += 2 {
-			work <- ids[i]
-		}
+	// Terraform's order has nothing to do with the list's: shuffled, the
+	// same way in every run.
+	order := slices.Clone(ids)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	for _, id := range order {
+		work <- id
 	}
 	close(work)
 	wg.Wait()
@@ -201,5 +212,22 @@ func TestPagedRefresh_oneReadCostsAPageAndAGET(t *testing.T) {
 	}
 	if counts := srv.RequestCounts(); counts[listRoute] != 1 || counts[getRoute] != 1 {
 		t.Errorf("requests %v, want one page and one GET", counts)
+	}
+}
+
+// Terraform takes longer to send its next Read than a nearby service takes
+// to answer a page, so the scan runs ahead of the Reads it answers. The
+// Reads it holds back wait for Terraform's next ones, answered from the
+// pages already read, instead of taking GETs.
+func TestPagedRefresh_waitsForTerraformToCatchUp(t *testing.T) {
+	t.Parallel()
+	srv, state, newer := accountWith(t, 500, 100)
+	got := refreshAllPausing(t, srv, state, client.DefaultMaxRetries, 20*time.Millisecond)
+	counts := srv.RequestCounts()
+	if want := ceilDiv(len(state)+len(newer), 25); counts[listRoute] != want || counts[getRoute] != 0 {
+		t.Errorf("%d list requests and %d GETs, want the %d pages and no GET", counts[listRoute], counts[getRoute], want)
+	}
+	if len(got) != len(state) {
+		t.Errorf("%d subscriptions read, want %d", len(got), len(state))
 	}
 }
