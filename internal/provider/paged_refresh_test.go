@@ -3,8 +3,8 @@ package provider
 import (
 	"context"
 	"math/rand/v2"
-	"slices"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
