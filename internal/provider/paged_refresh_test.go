@@ -50,6 +50,20 @@ func refreshAll(t *testing.T, srv *emulatortest.Server, ids []string, maxRetries
 	return refreshAllPausing(t, srv, ids, maxRetries, 0)
 }
 
+// requireReadEach refreshes ids, requires each read to bring its
+// subscription, and returns the requests sent.
+func requireReadEach(t *testing.T, srv *emulatortest.Server, ids []string, maxRetries int) refreshRequests {
+	t.Helper()
+	var got map[string]*client.Subscription
+	n := during(srv, func() { got = refreshAll(t, srv, ids, maxRetries) })
+	for _, id := range ids {
+		if got[id] == nil || got[id].ID != id {
+			t.Errorf("read of %s brought %+v", id, got[id])
+		}
+	}
+	return n
+}
+
 // refreshAllPausing is refreshAll with each worker pausing after each read,
 // as Terraform does to store and plan what a Read answered.
 func refreshAllPausing(t *testing.T, srv *emulatortest.Server, ids []string, maxRetries int, pause time.Duration) map[string]*client.Subscription {
@@ -92,9 +106,9 @@ func refreshAllPausing(t *testing.T, srv *emulatortest.Server, ids []string, max
 func TestPagedRefresh_readsTheFleetByPages(t *testing.T) {
 	t.Parallel()
 	srv, state, newer := accountWith(t, 120, 30)
-	before := srv.RequestCounts()
-	got := refreshAll(t, srv, state, client.DefaultMaxRetries)
-	lists, gets := srv.RequestCounts()[listRoute]-before[listRoute], srv.RequestCounts()[getRoute]-before[getRoute]
+	var got map[string]*client.Subscription
+	n := during(srv, func() { got = refreshAll(t, srv, state, client.DefaultMaxRetries) })
+	lists, gets := n.lists, n.gets
 	if lists != ceilDiv(len(state)+len(newer), 25) {
 		t.Errorf("%d list requests, want %d: every page of the list once", lists, ceilDiv(len(state)+len(newer), 25))
 	}
@@ -118,16 +132,9 @@ func TestPagedRefresh_readsTheFleetByPages(t *testing.T) {
 func TestPagedRefresh_smallStateInLargeAccount(t *testing.T) {
 	t.Parallel()
 	srv, state, _ := accountWith(t, 10, 1000)
-	before := srv.RequestCounts()
-	got := refreshAll(t, srv, state, client.DefaultMaxRetries)
-	lists, gets := srv.RequestCounts()[listRoute]-before[listRoute], srv.RequestCounts()[getRoute]-before[getRoute]
-	if lists < 1 || lists > pagedRefreshAllowance || gets != len(state) {
-		t.Errorf("%d list requests and %d GETs; want 1 to %d list requests and one GET each (%d)", lists, gets, pagedRefreshAllowance, len(state))
-	}
-	for _, id := range state {
-		if got[id] == nil || got[id].ID != id {
-			t.Errorf("read of %s brought %+v", id, got[id])
-		}
+	got := requireReadEach(t, srv, state, client.DefaultMaxRetries)
+	if got.lists < 1 || got.lists > pagedRefreshAllowance || got.gets != len(state) {
+		t.Errorf("%s; want 1 to %d list requests and one GET each (%d)", got, pagedRefreshAllowance, len(state))
 	}
 }
 
@@ -152,16 +159,9 @@ func TestPagedRefresh_failedPageFallsBackToGET(t *testing.T) {
 	t.Parallel()
 	srv, state, _ := accountWith(t, 60, 0)
 	srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", Path: "/v1/subscriptions", Action: "status", Status: 503, After: 1, Times: 1}}})
-	before := srv.RequestCounts()
-	got := refreshAll(t, srv, state, 0)
-	lists, gets := srv.RequestCounts()[listRoute]-before[listRoute], srv.RequestCounts()[getRoute]-before[getRoute]
-	if lists != 2 || gets < len(state)-25 || gets > len(state) {
-		t.Errorf("%d list requests and %d GETs; want 2 (the second failed) and a GET for each subscription the first page did not bring (%d to %d)", lists, gets, len(state)-25, len(state))
-	}
-	for _, id := range state {
-		if got[id] == nil || got[id].ID != id {
-			t.Errorf("read of %s brought %+v", id, got[id])
-		}
+	got := requireReadEach(t, srv, state, 0)
+	if got.lists != 2 || got.gets < len(state)-25 || got.gets > len(state) {
+		t.Errorf("%s; want 2 list requests (the second failed) and a GET for each subscription the first page did not bring (%d to %d)", got, len(state)-25, len(state))
 	}
 }
 
