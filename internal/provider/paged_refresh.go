@@ -17,7 +17,7 @@ const pagedRefreshAllowance = 10
 
 // pagedRefreshGrace is how long a Read held back only by the number of
 // Reads seen so far waits for another to arrive before it reads by GET.
-const pagedRefreshGrace = 50 * time.Millisecond
+const pagedRefreshGrace = 100 * time.Millisecond
 
 // pagedRefreshCatchUp is how long after the last Read answered from a page
 // a Read held back by the allowance waits for Terraform's next Reads. A
@@ -102,8 +102,24 @@ func (p *pagedRefresh) subscription(ctx context.Context, c *client.Client, id st
 		if sub, ok := p.fromPages(ctx, id); ok {
 			return sub, nil
 		}
+		tflog.Debug(ctx, "Reading a subscription the list's pages did not bring with its own request", p.progress(id))
 	}
 	return c.GetSubscription(ctx, id)
+}
+
+// progress is where the scan stands when id is read on its own, for the
+// log.
+func (p *pagedRefresh) progress(id string) map[string]any {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fields := p.progressLocked()
+	fields["id"] = id
+	return fields
+}
+
+// progressLocked is where the scan stands, with p.mu held.
+func (p *pagedRefresh) progressLocked() map[string]any {
+	return map[string]any{"pages": p.read, "list_ended": p.ended, "reads": p.reads, "answered_from_pages": p.hits}
 }
 
 // fromPages waits for the pages until one brings id or the scan stops.
@@ -214,7 +230,8 @@ func (p *pagedRefresh) readPage(ctx context.Context) {
 	if err != nil || !more {
 		p.ended = true
 	}
-	fields := map[string]any{"page": p.read, "subscriptions": len(items), "reads": p.reads, "answered_from_pages": p.hits}
+	fields := p.progressLocked()
+	fields["subscriptions"] = len(items)
 	if err != nil {
 		// Never the plan's error: every Read not answered yet gets its GET.
 		fields["error"] = err.Error()
