@@ -51,7 +51,11 @@ const pagedRefreshCatchUp = 250 * time.Millisecond
 // for 100 of them) before the first ones it does, while Terraform's
 // parallel Reads, answered as their pages arrive, catch up with it. The
 // bound is checked before each page, so a scan that stopped resumes when
-// later Reads, answered from pages already read, pay for more.
+// later Reads, answered from pages already read, pay for more. That is the
+// price of not knowing the state's size: Terraform tends to refresh first
+// the instances it created first, the oldest, at the bottom of the list,
+// and when its first ten Reads all lie beyond the allowance, they take
+// their GETs before the pages take over.
 //
 // The bound counts Reads answered, and a nearby service answers pages
 // faster than Terraform sends Reads: the scan runs ahead of them, and a
