@@ -36,6 +36,7 @@ func run(args []string) error {
 	state := fs.String("state", "", "database file that keeps all state across restarts: every change is stored before it is answered, and the file is locked while the emulator runs (a JSON state file of earlier versions is migrated)")
 	webhookURL := fs.String("webhook-url", "", "URL that receives webhook events")
 	webhookSecret := fs.String("webhook-secret", "", "signing secret for the service-signature header of webhook calls")
+	rateLimit := fs.Float64("rate-limit", 0, "requests per second each token may send to /v1 (token bucket holding one second's worth); the rest are answered 429 with Retry-After, counted as rateLimited in /_emulator/stats (0: no limit)")
 	quiet := fs.Bool("quiet", false, "log only errors, not one line per request")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage of mobileplan-emulator:\n")
@@ -66,6 +67,7 @@ func run(args []string) error {
 		StatePath: *state,
 		Logger:    logger,
 		Webhook:   emulator.WebhookOptions{URL: *webhookURL, Secret: *webhookSecret},
+		RateLimit: *rateLimit,
 	}
 	if *quiet {
 		opts.Logger = nil

@@ -25,4 +25,8 @@ provider "mobileplan" {
   # (archived, addon or missing plan; too few free eSIMs): "error" (default),
   # "warn" or "off". MOBILEPLAN_PREFLIGHT sets it from the environment.
   preflight = "error"
+
+  # Refresh subscriptions from the service's list, 25 a page, instead of one
+  # request each (default true). See "Refresh by Pages".
+  paged_refresh = true
 }

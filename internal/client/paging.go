@@ -46,74 +46,121 @@ func (e *EndlessListError) Error() string {
 	return "the page brought only items already read, with a new cursor"
 }
 
-// list returns every record of a list operation, following the nextPage
-// cursor until the service answers null. Pages are fetched lazily: a caller
-// that stops ranging fetches no further page. The cursor is passed back as
-// the opaque string it is, URL-encoded ('+', '/' and '=' survive).
+// Pages reads a list one page at a time, for a caller that decides after
+// each page whether to read the next. It is not safe for concurrent use:
+// its caller serializes the calls to Next. list reads through it, so both
+// follow the same rules.
 //
-// A service that never ends a list would keep its caller reading forever, so
-// the list ends with an error when a cursor comes a second time, when a
-// page brings only records already read (fresh cursors over the same
-// records), or after the client's page bound (DefaultMaxPages). A record
-// already read on an earlier page, as happens when the list shifts while it
-// is read, is not yielded again.
+// The cursor is passed back as the opaque string it is, URL-encoded ('+',
+// '/' and '=' survive). A service that never ends a list would keep its
+// caller reading forever, so the list ends with an error when a cursor comes
+// a second time, when a page brings only records already read (fresh
+// cursors over the same records), or after the client's page bound
+// (DefaultMaxPages). A record already read on an earlier page, as happens
+// when the list shifts while it is read, is not returned again.
+type Pages[T any] struct {
+	c           *Client
+	op, path    string
+	key         func(T) string
+	seenCursors map[string]bool
+	seenKeys    map[string]bool
+	cursor      string
+	pageNum     int // pages read so far
+	read        int // records returned so far
+	done        bool
+}
+
+func newPages[T any](c *Client, op, path string, key func(T) string) *Pages[T] {
+	return &Pages[T]{c: c, op: op, path: path, key: key, seenCursors: map[string]bool{}, seenKeys: map[string]bool{}}
+}
+
+// Next reads the next page and returns its records not returned before, and
+// whether a further page may follow. After the last page, or after an error
+// (a *PageError), it reads nothing and returns more = false. The records of
+// the page that ends a list with an EndlessListError are returned along with
+// the error.
+func (p *Pages[T]) Next(ctx context.Context) (items []T, more bool, err error) {
+	if p.done {
+		return nil, false, nil
+	}
+	p.pageNum++
+	fail := func(err error) error {
+		p.done = true
+		return &PageError{Operation: p.op, Page: p.pageNum, ItemsRead: p.read, Err: err}
+	}
+	q := url.Values{"pageSize": {strconv.Itoa(MaxPageSize)}}
+	if p.cursor != "" {
+		q.Set("page", p.cursor)
+	}
+	var pg page[T]
+	if err := p.c.call(ctx, p.op, http.MethodGet, p.path, q, nil, &pg); err != nil {
+		return nil, false, fail(err)
+	}
+	for _, item := range pg.Items {
+		if k := p.key(item); k != "" {
+			if p.seenKeys[k] {
+				continue
+			}
+			p.seenKeys[k] = true
+		}
+		items = append(items, item)
+	}
+	p.read += len(items)
+	if pg.NextPage == nil || *pg.NextPage == "" {
+		p.done = true
+		return items, false, nil
+	}
+	switch {
+	case len(pg.Items) > 0 && len(items) == 0:
+		return items, false, fail(&EndlessListError{})
+	case p.seenCursors[*pg.NextPage]:
+		return items, false, fail(&EndlessListError{RepeatedCursor: *pg.NextPage})
+	case p.pageNum >= p.c.maxPages:
+		return items, false, fail(&EndlessListError{MaxPages: p.c.maxPages})
+	}
+	p.seenCursors[*pg.NextPage] = true
+	p.cursor = *pg.NextPage
+	return items, true, nil
+}
+
+// list returns every record of a list operation, following the nextPage
+// cursor until the service answers null, under the rules of Pages. Pages
+// are fetched lazily: a caller that stops ranging fetches no further page.
+// An error ends the sequence, after the records of the page that ended
+// it; the PageError says how many records were read.
 func list[T any](ctx context.Context, c *Client, op, path string, key func(T) string) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
-		seenCursors := map[string]bool{}
-		seenKeys := map[string]bool{}
-		cursor := ""
-		read := 0
-		stop := func(pageNum int, err error) {
-			yield(zero, &PageError{Operation: op, Page: pageNum, ItemsRead: read, Err: err})
-		}
-		for pageNum := 1; ; pageNum++ {
-			q := url.Values{"pageSize": {strconv.Itoa(MaxPageSize)}}
-			if cursor != "" {
-				q.Set("page", cursor)
-			}
-			var pg page[T]
-			if err := c.call(ctx, op, http.MethodGet, path, q, nil, &pg); err != nil {
-				stop(pageNum, err)
-				return
-			}
-			fresh := 0
-			for _, item := range pg.Items {
-				if k := key(item); k != "" {
-					if seenKeys[k] {
-						continue
-					}
-					seenKeys[k] = true
-				}
-				fresh++
-				read++
+		pages := newPages(c, op, path, key)
+		for {
+			items, more, err := pages.Next(ctx)
+			for _, item := range items {
 				if !yield(item, nil) {
 					return
 				}
 			}
-			if pg.NextPage == nil || *pg.NextPage == "" {
+			if err != nil {
+				yield(zero, err)
 				return
 			}
-			switch {
-			case len(pg.Items) > 0 && fresh == 0:
-				stop(pageNum, &EndlessListError{})
-				return
-			case seenCursors[*pg.NextPage]:
-				stop(pageNum, &EndlessListError{RepeatedCursor: *pg.NextPage})
-				return
-			case pageNum >= c.maxPages:
-				stop(pageNum, &EndlessListError{MaxPages: c.maxPages})
+			if !more {
 				return
 			}
-			seenCursors[*pg.NextPage] = true
-			cursor = *pg.NextPage
 		}
 	}
 }
 
+// SubscriptionPages reads the subscription list, newest first, a page at a
+// time.
+func (c *Client) SubscriptionPages() *Pages[Subscription] {
+	return newPages(c, "list subscriptions", "/v1/subscriptions", subscriptionKey)
+}
+
+func subscriptionKey(s Subscription) string { return s.ID }
+
 // Subscriptions lists every subscription, newest first.
 func (c *Client) Subscriptions(ctx context.Context) iter.Seq2[Subscription, error] {
-	return list(ctx, c, "list subscriptions", "/v1/subscriptions", func(s Subscription) string { return s.ID })
+	return list(ctx, c, "list subscriptions", "/v1/subscriptions", subscriptionKey)
 }
 
 // Plans lists every plan.

@@ -278,3 +278,45 @@ func TestPagingNotFoundIsVisibleThroughPageError(t *testing.T) {
 		t.Errorf("error = %v, want a PageError for page 1 that IsNotFound", err)
 	}
 }
+
+// Pages reads one page per Next, only when asked: a caller that stops
+// after the first page sends one request.
+func TestSubscriptionPagesReadOnePagePerNext(t *testing.T) {
+	t.Parallel()
+	emu := startEmulator(t, dataset(30, 60))
+	c, _ := newTestClient(t, emu.URL, nil)
+	var created []string
+	for range 30 {
+		s, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_004"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		created = append(created, s.ID)
+	}
+	slices.Reverse(created)
+	pages := c.SubscriptionPages()
+	first, more, err := pages.Next(bg)
+	if err != nil || !more || len(first) != MaxPageSize {
+		t.Fatalf("first page: %d items, more %v, %v; want %d, true, nil", len(first), more, err, MaxPageSize)
+	}
+	if n := emu.RequestCounts()["GET /v1/subscriptions"]; n != 1 {
+		t.Fatalf("requests after one Next = %d, want 1", n)
+	}
+	second, more, err := pages.Next(bg)
+	if err != nil || more || len(second) != 5 {
+		t.Fatalf("second page: %d items, more %v, %v; want 5, false, nil", len(second), more, err)
+	}
+	var got []string
+	for _, s := range append(first, second...) {
+		got = append(got, s.ID)
+	}
+	if !slices.Equal(got, created) {
+		t.Errorf("pages brought %v, want %v (newest first)", got, created)
+	}
+	if items, more, err := pages.Next(bg); items != nil || more || err != nil {
+		t.Errorf("Next after the last page = %v, %v, %v; want nothing", items, more, err)
+	}
+	if n := emu.RequestCounts()["GET /v1/subscriptions"]; n != 2 {
+		t.Errorf("requests = %d, want 2: nothing is read after the last page", n)
+	}
+}

@@ -219,13 +219,16 @@ type Stats struct {
 	Requests      map[string]int `json:"requests"`
 	Subscriptions int            `json:"subscriptions"`
 	FreeEsims     int            `json:"freeEsims"`
-	Webhooks      *WebhookStats  `json:"webhooks,omitempty"`
+	// RateLimited is how many of the requests were answered 429 by the
+	// rate limit (Options.RateLimit); they are counted in Requests too.
+	RateLimited int           `json:"rateLimited"`
+	Webhooks    *WebhookStats `json:"webhooks,omitempty"`
 }
 
-// Stats counts requests per route, subscriptions, free eSIMs and webhook
-// deliveries.
+// Stats counts requests per route, subscriptions, free eSIMs, requests
+// the rate limit refused and webhook deliveries.
 func (e *Emulator) Stats() Stats {
-	st := Stats{Requests: e.RequestCounts()}
+	st := Stats{Requests: e.RequestCounts(), RateLimited: e.limiter.limitedCount()}
 	e.state.View(func(r *state.ReadTx) { st.Subscriptions, st.FreeEsims = r.Counts() })
 	if e.hooks != nil {
 		ws := e.hooks.stats()

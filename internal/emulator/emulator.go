@@ -10,6 +10,7 @@ import (
 	"errors"
 	"io"
 	"log"
+	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -40,6 +41,9 @@ type Options struct {
 	Logger *log.Logger
 	// Now is the wall clock; nil means time.Now.
 	Now func() time.Time
+	// RateLimit, when above 0, is how many /v1 requests per second each
+	// token may send (ratelimit.go); the rest are answered 429.
+	RateLimit float64
 
 	// beforeCommit, when set, runs first in every write of StatePath, and
 	// its error fails the write as a full disk would; tests set it.
@@ -54,6 +58,7 @@ type Emulator struct {
 	state     *state.Store
 	faults    faultInjector
 	hooks     *dispatcher
+	limiter   *rateLimiter
 	logger    *log.Logger
 	mux       *http.ServeMux
 
@@ -71,6 +76,9 @@ func New(opts Options) (*Emulator, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.RateLimit < 0 || math.IsNaN(opts.RateLimit) || math.IsInf(opts.RateLimit, 0) {
+		return nil, errors.New("emulator: the rate limit must be 0 (none) or a positive number of requests per second")
 	}
 	logger := opts.Logger
 	if logger == nil {
@@ -92,6 +100,7 @@ func New(opts Options) (*Emulator, error) {
 		tokenHash: sha256.Sum256([]byte(opts.Token)),
 		dataset:   ds,
 		state:     st,
+		limiter:   newRateLimiter(opts.RateLimit),
 		logger:    logger,
 		counts:    map[string]int{},
 	}
@@ -142,8 +151,9 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.mux.ServeHTTP(w, r)
 }
 
-// apiMiddleware counts, injects faults and authenticates, in that order: the
-// faults stand for what a proxy in front of the service does.
+// apiMiddleware counts, injects faults, authenticates and applies the rate
+// limit, in that order: the faults stand for what a proxy in front of the
+// service does, and the limit is the service's, per token.
 func (e *Emulator) apiMiddleware(next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		e.count(r.Pattern)
@@ -161,6 +171,9 @@ func (e *Emulator) apiMiddleware(next http.HandlerFunc) http.Handler {
 		if !e.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mobileplan"`)
 			writeError(w, http.StatusUnauthorized, newError(codeUnauthorized, "missing or invalid bearer token in the Authorization header"))
+			return
+		}
+		if !e.limiter.admit(w, e.tokenHash) { // the only token authorized passes
 			return
 		}
 		if rule != nil && rule.Action == "drop" {

@@ -40,9 +40,12 @@ type Faults struct {
 
 // FaultRule injects one kind of fault into requests that match it.
 type FaultRule struct {
-	// Method and PathPrefix select requests; empty matches any.
+	// Method, PathPrefix and Path (the whole path, so that a rule can hit
+	// /v1/subscriptions and not /v1/subscriptions/{id}) select requests;
+	// empty matches any.
 	Method     string `json:"method,omitempty"`
 	PathPrefix string `json:"pathPrefix,omitempty"`
+	Path       string `json:"path,omitempty"`
 	// Action is one of:
 	//   "status":    answer Status with an Error body (429 gets Retry-After)
 	//   "html":      answer Status (default 502) with an HTML page, as a proxy would
@@ -156,7 +159,7 @@ func (fi *faultInjector) plan(r *http.Request) (time.Duration, *FaultRule) {
 		if rule.Method != "" && !strings.EqualFold(rule.Method, r.Method) {
 			continue
 		}
-		if !strings.HasPrefix(r.URL.Path, rule.PathPrefix) {
+		if !strings.HasPrefix(r.URL.Path, rule.PathPrefix) || (rule.Path != "" && r.URL.Path != rule.Path) {
 			continue
 		}
 		fi.seen[i]++

@@ -353,3 +353,15 @@ func TestFaultRuleAfter(t *testing.T) {
 		t.Errorf("second page after the injected failure: %v", ids(second.Items, iccid))
 	}
 }
+
+// A rule with a path hits that path only: the list of subscriptions fails
+// while reads of one subscription still answer.
+func TestFaultRuleExactPath(t *testing.T) {
+	t.Parallel()
+	srv := emulatortest.Start(t, emulator.Options{Dataset: smallDataset(3, 0)})
+	sub := create(t, srv, planBasic)
+	srv.SetFaults(rules(emulator.FaultRule{Method: "GET", Path: "/v1/subscriptions", Action: "status", Status: 503}))
+	requireError(t, api(t, srv, "GET", "/v1/subscriptions", ""), 503, "internal")
+	mustStatus(t, api(t, srv, "GET", "/v1/subscriptions/"+sub.ID, ""), 200)
+	requireError(t, api(t, srv, "GET", "/v1/subscriptions?pageSize=25", ""), 503, "internal")
+}

@@ -63,6 +63,7 @@ type providerModel struct {
 	MaxRetries     types.Int64  `tfsdk:"max_retries"`
 	RequestTimeout types.String `tfsdk:"request_timeout"`
 	Preflight      types.String `tfsdk:"preflight"`
+	PagedRefresh   types.Bool   `tfsdk:"paged_refresh"`
 }
 
 func (p *mobileplanProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -100,6 +101,13 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					"May also be set with the `" + EnvPreflight + "` environment variable; a value in the provider block takes precedence.",
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.OneOf(preflightError, preflightWarn, preflightOff)},
+			},
+			"paged_refresh": schema.BoolAttribute{
+				MarkdownDescription: fmt.Sprintf("Whether the refresh of `mobileplan_subscription` reads subscriptions from the service's list, %d a page, instead of with one request each (default `true`). "+
+					"A subscription the pages do not bring is read on its own, so one that is gone is still found gone. The scan stops before it would cost more than %d requests beyond one request per subscription, "+
+					"as when the configuration's subscriptions lie under many newer ones. Set `false` to read each subscription with its own request, as when the service counts list requests against a smaller quota than reads, "+
+					"or to rule this out while investigating an unexpected refresh result. See [Refresh by Pages](#refresh-by-pages).", client.MaxPageSize, pagedRefreshAllowance),
+				Optional: true,
 			},
 		},
 	}
@@ -174,8 +182,9 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		resp.Diagnostics.AddError("Could not configure the mobileplan client", err.Error())
 		return
 	}
-	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": cc.RequestTimeout.String(), "preflight": mode})
-	data := &providerData{client: c, preflight: newPreflight(c, mode)}
+	pagedRefresh := cfg.PagedRefresh.IsNull() || cfg.PagedRefresh.IsUnknown() || cfg.PagedRefresh.ValueBool()
+	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": cc.RequestTimeout.String(), "preflight": mode, "paged_refresh": pagedRefresh})
+	data := &providerData{client: c, preflight: newPreflight(c, mode), refresh: newPagedRefresh(c, pagedRefresh)}
 	resp.DataSourceData, resp.ResourceData, resp.ListResourceData = data, data, data
 }
 

@@ -10,13 +10,14 @@ import (
 )
 
 // providerData is what the provider's Configure hands to every resource,
-// data source and list resource: the client, and the preflight of this
-// provider instance (nil when it is off). Before the provider is configured
-// (during validation) there is none, which callers tolerate because no
-// request is made then.
+// data source and list resource: the client, and the preflight and paged
+// refresh of this provider instance (each nil when it is off). Before the
+// provider is configured (during validation) there is none, which callers
+// tolerate because no request is made then.
 type providerData struct {
 	client    *client.Client
 	preflight *preflight
+	refresh   *pagedRefresh
 }
 
 // providerDataFrom takes the provider's data out of a Configure request's

@@ -219,7 +219,9 @@ func TestProviderSchema_tokenSensitiveNoInsecureSwitch(t *testing.T) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	if got := strings.Join(names, ","); got != "api_token,base_url,max_retries,preflight,request_timeout" { // preflight: reviewed, it only turns read checks on or off, through the same client
+	// preflight and paged_refresh: reviewed, they only turn read checks on or
+	// off, or choose between two read operations, through the same client.
+	if got := strings.Join(names, ","); got != "api_token,base_url,max_retries,paged_refresh,preflight,request_timeout" {
 		t.Errorf("provider attributes %s: a new one needs a security review (TLS must stay verified)", got)
 	}
 	if !resp.Schema.Attributes["api_token"].IsSensitive() {

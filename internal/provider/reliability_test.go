@@ -133,7 +133,9 @@ resource "mobileplan_subscription" "test" {
 }`, srv.URL, srv.Token)
 			sameID := statecheck.CompareValue(compare.ValuesSame())
 			rule := tc.rule
-			rule.Method, rule.PathPrefix = "GET", "/v1/subscriptions/"
+			// The list and the GET of one subscription: a refresh that finds
+			// its page failing reads by GET, which fails too.
+			rule.Method, rule.PathPrefix = "GET", "/v1/subscriptions"
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviders,
 				Steps: []resource.TestStep{
@@ -161,14 +163,21 @@ resource "mobileplan_subscription" "test" {
 }
 
 // A 404 on refresh is the one failure that changes state: the
-// subscription is gone, so it leaves state and is planned anew.
+// subscription is gone, so it leaves state and is planned anew. Each
+// subscription is read by its own GET here, where the fault is; the paged
+// refresh's 404s are TestCLI_pagedRefreshGoneSubscription's.
 func TestAccReliability_notFoundOnRefreshPlansCreate(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	config := withProvider(srv, `
+	config := fmt.Sprintf(`
+provider "mobileplan" {
+  base_url      = %q
+  api_token     = %q
+  paged_refresh = false
+}
 resource "mobileplan_subscription" "test" {
   plan_id = "plan_001"
-}`)
+}`, srv.URL, srv.Token)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{

@@ -38,6 +38,7 @@ func newSubscriptionResource() resource.Resource { return &subscriptionResource{
 type subscriptionResource struct {
 	client    *client.Client
 	preflight *preflight
+	refresh   *pagedRefresh
 }
 
 type subscriptionResourceModel struct {
@@ -146,7 +147,7 @@ func (r *subscriptionResource) ConfigValidators(context.Context) []resource.Conf
 
 func (r *subscriptionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	data := providerDataFrom(req.ProviderData, &resp.Diagnostics)
-	r.client, r.preflight = data.client, data.preflight
+	r.client, r.preflight, r.refresh = data.client, data.preflight, data.refresh
 }
 
 func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -198,7 +199,7 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 	// never send.
 	resp.Diagnostics.Append(setSubscriptionIdentity(ctx, resp.Identity, state.ID)...)
 	id := state.ID.ValueString()
-	sub, err := r.client.GetSubscription(ctx, id)
+	sub, err := r.refresh.subscription(ctx, r.client, id) // from a list page, or its own GET
 	switch {
 	case client.IsNotFound(err):
 		resp.Diagnostics.AddWarning("Subscription no longer exists",

@@ -3,16 +3,20 @@
 # Terraform's built-in terraform_data (no plugin at all) and the plugin floor
 # (tools/bench/floorprovider: a framework provider that does nothing), measured in
 # interleaved rounds, medians reported; list reads against ceil(N/25)
-# requests, peak memory reading 10,000 eSIMs, start-up to a served schema,
-# a CPU profile of a refreshing plan, and the emulator's persistence figures.
+# requests, peak memory reading 10,000 eSIMs, a refreshing plan against a
+# rate-limited emulator with and without paged refresh, start-up to a served
+# schema, a CPU profile of a refreshing plan, and the emulator's persistence
+# figures.
 # Prints the results; writes them to tools/bench/RESULTS.md only when asked
 # (make bench-results, or BENCH_OUT=FILE).
 #
 # Knobs: BENCH_SIZES (default "500 1000"), BENCH_ROUNDS (default 5),
 # BENCH_LIST_SIZE (default 10000), BENCH_PERSIST_PATTERN and
-# BENCH_PERSIST_FLAGS (the emulator's Go benchmarks to run, see below).
+# BENCH_PERSIST_FLAGS (the emulator's Go benchmarks to run, see below),
+# BENCH_RATE_SIZE, BENCH_RATE_NEWER, BENCH_RATE_LIMIT and BENCH_RATE_ROUNDS
+# (the refresh under a rate limit: defaults 500, 100, 20 and 3).
 set -euo pipefail
-. "$(dirname "$0")/../scripts/lib.sh"
+. "$(dirname "$0")/../../scripts/lib.sh"
 begin_script bench
 export TF_IN_AUTOMATION=1
 need go terraform awk free nproc
@@ -25,6 +29,13 @@ list_size=${BENCH_LIST_SIZE:-10000}
 # that state, from internal/emulator/persist_bench_test.go.
 persist_pattern=${BENCH_PERSIST_PATTERN:-BenchmarkPersistence}
 persist_flags=${BENCH_PERSIST_FLAGS:-}
+# The refresh under a rate limit (issue 21): rate_n subscriptions in state,
+# rate_newer newer ones in the account, the emulator at rate_limit
+# requests/s per token; rate_rounds plans of each kind, medians reported.
+rate_n=${BENCH_RATE_SIZE:-500}
+rate_newer=${BENCH_RATE_NEWER:-100}
+rate_limit=${BENCH_RATE_LIMIT:-20}
+rate_rounds=${BENCH_RATE_ROUNDS:-3}
 out=${BENCH_OUT:-$work/RESULTS.md}
 largest=$(tr ' ' '\n' <<<"$sizes" | sort -n | tail -1)
 
@@ -173,6 +184,68 @@ list_expected=$(((list_size + 24) / 25))
 peak_mb=$(mb "$(peak_rss)")
 stop_emulator
 
+# A refreshing plan of rate_n subscriptions whose account holds rate_newer
+# newer ones made outside the configuration, against the emulator unlimited
+# and then limited to rate_limit requests/s per token: paged_refresh on
+# (the default) and off. The state is made once, with the emulator
+# unlimited and keeping it in a file, which the limited emulator then
+# starts from.
+step "Refresh of $rate_n subscriptions under $rate_newer newer ones, unlimited and at $rate_limit requests/s"
+stop_emulator
+start_emulator -esims $((rate_n + rate_newer)) -state "$work/rate.db"
+export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
+mkdir -p "$work/rate-on" "$work/rate-off" "$work/rate-newer"
+config ours "$rate_n" >"$work/rate-on/main.tf"
+config ours "$rate_n" | sed 's/^provider "mobileplan" {}$/provider "mobileplan" {\n  paged_refresh = false\n}/' >"$work/rate-off/main.tf"
+config ours "$rate_newer" >"$work/rate-newer/main.tf"
+terraform -chdir="$work/rate-on" apply -auto-approve -input=false >/dev/null
+cp "$work/rate-on/terraform.tfstate" "$work/rate-off/"
+terraform -chdir="$work/rate-newer" apply -auto-approve -input=false >/dev/null
+# rate_plan MODE LIMIT: one refreshing plan of rate-MODE, which must find
+# nothing to change; its wall time, /v1 requests and 429 answers, from the
+# emulator's request log, go to $work/m/rate.MODE.LIMIT.*. A plan that
+# fails (retries used up on 429s) is recorded as such, not fatal.
+rate_plan() {
+  local m="$work/m/rate.$1.$2" before t
+  before=$(wc -l <"$emulator_log")
+  sleep 1.1 # a full bucket for each plan
+  if t=$(seconds terraform -chdir="$work/rate-$1" plan -input=false -detailed-exitcode); then
+    echo "$t" >>"$m.time"
+  else
+    echo "failed" >>"$m.failed"
+  fi
+  tail -n +$((before + 1)) "$emulator_log" | grep -c ' /v1/' >>"$m.requests" || true
+  tail -n +$((before + 1)) "$emulator_log" | grep -c ' /v1/[^ ]* 429 ' >>"$m.limited" || true
+}
+mkdir -p "$work/m"
+for r in $(seq 1 "$rate_rounds"); do
+  step "unlimited, round $r of $rate_rounds"
+  for mode in on off; do rate_plan "$mode" unlimited; done
+done
+stop_emulator
+start_emulator -state "$work/rate.db" -rate-limit "$rate_limit"
+export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
+for r in $(seq 1 "$rate_rounds"); do
+  step "$rate_limit requests/s, round $r of $rate_rounds"
+  for mode in on off; do rate_plan "$mode" limited; done
+done
+stop_emulator
+# rate_cell MODE LIMIT KIND: the median of a measure, "failed" when a plan
+# of that kind failed.
+rate_cell() {
+  local f="$work/m/rate.$1.$2.$3"
+  if [ "$3" = time ] && [ -s "$work/m/rate.$1.$2.failed" ]; then
+    echo "failed ($(wc -l <"$work/m/rate.$1.$2.failed") of $rate_rounds)"
+  elif [ -s "$f" ]; then
+    case $3 in time) median "$f" %.2f ;; *) median "$f" %d ;; esac
+  fi
+}
+rate_goal_requests=$(((rate_n + rate_newer + 24) / 25 + 10))
+rate_on_time=$(rate_cell on limited time)
+rate_base_time=$(rate_cell on unlimited time)
+rate_time_ratio=$(ratio "$rate_on_time" "$rate_base_time")
+rate_on_requests=$(rate_cell on limited requests)
+
 step "Provider start-up to a served schema"
 startup=$(go run ./tools/bench/startup -provider "$work/bin/terraform-provider-mobileplan" -n 20)
 schema_ms=$(sed -n 's/.*schema_ms=\([0-9.]*\).*/\1/p' <<<"$startup")
@@ -223,6 +296,31 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   echo "| wall time of \`terraform plan\` reading them | ${list_time} s | under 5 s | $(verdict "$list_time" 5) |"
   echo "| provider peak RSS during that plan | ${peak_mb} MB | under 100 MB | $(verdict "$peak_mb" 100) |"
   echo "| provider start-up to schema served (median of 20) | ${schema_ms} ms | under 50 ms | $(verdict "$schema_ms" 50) |"
+  echo
+  echo "## Refresh under a rate limit"
+  echo
+  echo "A refreshing plan (\`terraform plan\`, which must find nothing to change) of $rate_n subscriptions in state, with"
+  echo "$rate_newer newer subscriptions in the account that the configuration does not manage, against the emulator"
+  echo "unlimited and limited to $rate_limit requests/s (\`-rate-limit $rate_limit\`: a token bucket of $rate_limit, answering 429 with"
+  echo "Retry-After). \`paged_refresh\` on (the default: the list's pages, 25 subscriptions each, and a GET for what they"
+  echo "did not bring) and off (one GET each). Medians of $rate_rounds rounds; requests are every /v1 request of the plan,"
+  echo "429 answers and their retries included. Terraform tends to refresh the instances it created first, the oldest, at"
+  echo "the bottom of the newest-first list; when its first ten refreshes all lie beyond the scan's allowance of pages,"
+  echo "those ten are read by GET before the pages take over, up to 10 requests more."
+  echo
+  echo "| emulator | paged_refresh | wall time (s) | requests | answered 429 |"
+  echo "|---|---|---|---|---|"
+  for limit in unlimited limited; do
+    label=unlimited
+    [ "$limit" = limited ] && label="$rate_limit requests/s"
+    for mode in on off; do
+      echo "| $label | $mode | $(rate_cell "$mode" "$limit" time) | $(rate_cell "$mode" "$limit" requests) | $(rate_cell "$mode" "$limit" limited) |"
+    done
+  done
+  echo
+  echo "Goals at $rate_limit requests/s with paged_refresh on: at most ceil($((rate_n + rate_newer))/25) + 10 = $rate_goal_requests requests:" \
+    "**$(verdict "$rate_on_requests" "$rate_goal_requests")** ($rate_on_requests); at most 3x the unlimited plan's time:" \
+    "**$(verdict "$rate_time_ratio" 3)** (${rate_time_ratio}x)."
   echo
   echo "## Emulator persistence"
   echo

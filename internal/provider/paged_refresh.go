@@ -1,0 +1,248 @@
+package provider
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+)
+
+// pagedRefreshAllowance is how many requests, at most, reading subscriptions
+// from list pages may cost beyond one GET per subscription (see
+// pagedRefresh.worthAnotherPage).
+const pagedRefreshAllowance = 10
+
+// pagedRefreshGrace is how long a Read held back only by the number of
+// Reads seen so far waits for another to arrive before it reads by GET.
+const pagedRefreshGrace = 100 * time.Millisecond
+
+// pagedRefreshCatchUp is how long after the last Read answered from a page
+// a Read held back by the allowance waits for Terraform's next Reads. A
+// refreshing plan of 500 subscriptions keeps Terraform busy for a few
+// seconds of CPU time, on a busy machine in stretches of 100 ms without a
+// new Read, while a nearby service answers a page in a millisecond.
+const pagedRefreshCatchUp = 250 * time.Millisecond
+
+// pagedRefresh answers the refresh of mobileplan_subscription from the
+// service's list of subscriptions, 25 a page, instead of one GET each: a
+// refreshing plan of 500 subscriptions takes about 20 requests instead of
+// 500, which matters once the service limits requests per second.
+//
+// Terraform sends one ReadResource per subscription, up to 10 at once, and
+// never says how many will come or which. So the scan is lazy: a Read looks
+// in the pages read so far; when its subscription is not there, it waits for
+// the next page, which one Read at a time fetches for all; and it falls back
+// to its own GET when the list has ended, a page failed, or the scan is no
+// longer worth it. A subscription that no page brought is therefore always
+// read by its GET, whose 404 says it is gone.
+//
+// The scan's bound: a page is read only while pages read - Reads answered
+// from pages < min(pagedRefreshAllowance, Reads seen). A run costs pages +
+// (Reads - Reads answered from pages) requests against Reads for one GET
+// each, so the rule holds the extra cost to min(10, Reads): never more than
+// ten requests beyond one GET each, and never more than twice as many. The
+// list is newest first, so subscriptions under many newer ones found only
+// deep in it (10 of them under 1,000 newer) stop the scan after 10 pages
+// that found nothing, and are read by GET. The allowance lets the scan
+// cross pages of newer subscriptions Terraform does not manage (four pages
+// for 100 of them) before the first ones it does, while Terraform's
+// parallel Reads, answered as their pages arrive, catch up with it. The
+// bound is checked before each page, so a scan that stopped resumes when
+// later Reads, answered from pages already read, pay for more. That is the
+// price of not knowing the state's size: Terraform tends to refresh first
+// the instances it created first, the oldest, at the bottom of the list,
+// and when its first ten Reads all lie beyond the allowance, they take
+// their GETs before the pages take over.
+//
+// The bound counts Reads answered, and a nearby service answers pages
+// faster than Terraform sends Reads: the scan runs ahead of them, and a
+// Read held back would take its GET although the next Reads will likely be
+// answered by pages already read. So a held-back Read first waits, without
+// sending anything, for another Read: up to pagedRefreshGrace when only the
+// Reads-seen term holds it back (Terraform's first Reads arrive one by one),
+// and up to pagedRefreshCatchUp after the last Read answered from a page when
+// the allowance does (Terraform is still working through the subscriptions
+// the pages answered). A scan that answered nothing does not wait: a small
+// state under many newer subscriptions takes its GETs at once. The waits
+// change when requests are sent, never how many the bound allows.
+//
+// Terraform configures a fresh provider instance for each plan or apply,
+// and with it a fresh pagedRefresh: pages are used only within the run that
+// read them. Pages are read in the order the service lists them; a record
+// is used once and then dropped, so memory holds only what the scan read
+// ahead of the Reads.
+type pagedRefresh struct {
+	mu    sync.Mutex
+	pages *client.Pages[client.Subscription] // read by one Read at a time
+	found map[string]client.Subscription     // brought by pages, not yet read
+	reads int                                // Reads seen
+	hits  int                                // Reads answered from pages
+	read  int                                // pages read, failed ones included
+	ended bool                               // the list ended, or a page failed
+	// next is closed when the page being read arrives; nil when none is.
+	next chan struct{}
+	// arrived is closed, and replaced, when a Read arrives.
+	arrived chan struct{}
+	lastHit time.Time // when a Read was last answered from a page
+}
+
+// newPagedRefresh returns the refresh of one provider instance, or nil,
+// which reads each subscription with its own GET, when the setting is off.
+func newPagedRefresh(c *client.Client, on bool) *pagedRefresh {
+	if !on {
+		return nil
+	}
+	return &pagedRefresh{pages: c.SubscriptionPages(), found: map[string]client.Subscription{}}
+}
+
+// subscription reads subscription id, from the pages when they bring it,
+// otherwise with its own GET. Errors are the GET's: a page that fails is
+// not one.
+func (p *pagedRefresh) subscription(ctx context.Context, c *client.Client, id string) (*client.Subscription, error) {
+	if p != nil {
+		if sub, ok := p.fromPages(ctx, id); ok {
+			return sub, nil
+		}
+		tflog.Debug(ctx, "Reading a subscription the list's pages did not bring with its own request", p.progress(id))
+	}
+	return c.GetSubscription(ctx, id)
+}
+
+// progress is where the scan stands when id is read on its own, for the
+// log.
+func (p *pagedRefresh) progress(id string) map[string]any {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fields := p.progressLocked()
+	fields["id"] = id
+	return fields
+}
+
+// progressLocked is where the scan stands, with p.mu held.
+func (p *pagedRefresh) progressLocked() map[string]any {
+	return map[string]any{"pages": p.read, "list_ended": p.ended, "reads": p.reads, "answered_from_pages": p.hits}
+}
+
+// fromPages waits for the pages until one brings id or the scan stops.
+func (p *pagedRefresh) fromPages(ctx context.Context, id string) (*client.Subscription, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.reads++
+	if p.arrived != nil {
+		close(p.arrived) // Reads held back by the Reads-seen term look again
+	}
+	p.arrived = make(chan struct{})
+	var graceEnds time.Time
+	for {
+		if sub, ok := p.found[id]; ok {
+			delete(p.found, id)
+			p.hits++
+			p.lastHit = time.Now()
+			return &sub, true
+		}
+		switch {
+		case p.next != nil:
+			// A page is on its way, already paid for: it may bring id.
+			if !p.wait(ctx, p.next) {
+				return nil, false
+			}
+		case p.ended:
+			return nil, false
+		case p.worthAnotherPage():
+			p.readPage(ctx)
+		case p.read-p.hits < pagedRefreshAllowance:
+			// Only the Reads seen so far hold the scan back. Terraform
+			// starts its Reads together but they arrive one by one, more
+			// slowly than a nearby service answers a page: wait a moment
+			// for the next one before giving up on the pages.
+			if graceEnds.IsZero() {
+				graceEnds = time.Now().Add(pagedRefreshGrace)
+			}
+			if !p.waitForRead(ctx, graceEnds) {
+				return nil, false
+			}
+		case time.Since(p.lastHit) < pagedRefreshCatchUp:
+			// The scan is ahead of the Reads answered from it, and Reads
+			// were answered from pages a moment ago: Terraform, slower than
+			// a nearby service, is still sending the Reads that follow
+			// them, likely for subscriptions on the pages already read,
+			// which pay for the next page. Wait for one.
+			if !p.waitForRead(ctx, p.lastHit.Add(pagedRefreshCatchUp)) {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+}
+
+// waitForRead waits, with p.mu released, for another Read to arrive until
+// deadline; false when the deadline passed or ctx ended.
+func (p *pagedRefresh) waitForRead(ctx context.Context, deadline time.Time) bool {
+	left := time.Until(deadline)
+	if left <= 0 {
+		return false
+	}
+	timer := time.NewTimer(left)
+	defer timer.Stop()
+	arrived := p.arrived
+	p.mu.Unlock()
+	defer p.mu.Lock()
+	select {
+	case <-arrived:
+		return true
+	case <-timer.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// wait waits, with p.mu released, until ch is closed (true) or ctx ends
+// (false).
+func (p *pagedRefresh) wait(ctx context.Context, ch <-chan struct{}) bool {
+	p.mu.Unlock()
+	defer p.mu.Lock()
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// worthAnotherPage is the scan's bound, explained on pagedRefresh.
+func (p *pagedRefresh) worthAnotherPage() bool {
+	return p.read-p.hits < min(pagedRefreshAllowance, p.reads)
+}
+
+// readPage reads the next page for every waiting Read, with p.mu held on
+// entry and exit but not while the request runs.
+func (p *pagedRefresh) readPage(ctx context.Context) {
+	next := make(chan struct{})
+	p.next = next
+	p.read++ // counted from the start: the bound includes the page on its way
+	p.mu.Unlock()
+	items, more, err := p.pages.Next(ctx)
+	p.mu.Lock()
+	for _, sub := range items {
+		p.found[sub.ID] = sub
+	}
+	if err != nil || !more {
+		p.ended = true
+	}
+	fields := p.progressLocked()
+	fields["subscriptions"] = len(items)
+	if err != nil {
+		// Never the plan's error: every Read not answered yet gets its GET.
+		fields["error"] = err.Error()
+		tflog.Warn(ctx, "A page of the subscription list failed; the subscriptions it did not bring are read one by one", fields)
+	} else {
+		tflog.Debug(ctx, "Read a page of the subscription list for the refresh", fields)
+	}
+	p.next = nil
+	close(next)
+}

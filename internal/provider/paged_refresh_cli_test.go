@@ -1,0 +1,182 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+)
+
+// The paged refresh as Terraform drives it: one provider process per
+// command, up to ten Reads at once, and the requests each refresh sends,
+// counted by the emulator.
+
+// refreshFleet applies n subscriptions made by Terraform (count), then creates
+// newer ones outside it, as other clients of the account do.
+func refreshFleet(t *testing.T, n, newer int, settings string) (*emulatortest.Server, *terraformCLI) {
+	t.Helper()
+	skipUnlessAcceptance(t)
+	ds := emulator.DefaultDataset(emulator.DefaultPlans, n+newer+10) // spare eSIMs for re-creates
+	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
+	tf := newTerraformCLI(t)
+	tf.write("main.tf", cliProviderWith(srv, settings)+fmt.Sprintf(`
+resource "mobileplan_subscription" "fleet" {
+  count   = %d
+  plan_id = "plan_004"
+}
+`, n))
+	tf.must("apply", "-auto-approve", "-input=false")
+	for range newer {
+		createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
+	}
+	return srv, tf
+}
+
+// refreshRequests are the requests of one command: pages of the list, and
+// GETs of one subscription.
+type refreshRequests struct{ lists, gets int }
+
+func (r refreshRequests) String() string {
+	return fmt.Sprintf("%d list pages and %d GETs", r.lists, r.gets)
+}
+
+// during runs a command and counts the requests it sent.
+func during(srv *emulatortest.Server, run func()) refreshRequests {
+	before := srv.RequestCounts()
+	run()
+	after := srv.RequestCounts()
+	return refreshRequests{lists: after[listRoute] - before[listRoute], gets: after[getRoute] - before[getRoute]}
+}
+
+// planExpect runs terraform plan and requires its exit code: 0 no changes,
+// 2 changes.
+func (c *terraformCLI) planExpect(code int, args ...string) string {
+	c.t.Helper()
+	out, got := c.run(nil, append([]string{"plan", "-input=false", "-detailed-exitcode"}, args...)...)
+	if got != code {
+		c.t.Fatalf("terraform plan exited %d, want %d:\n%s", got, code, out)
+	}
+	return out
+}
+
+// 60 subscriptions under 30 newer ones: every page once, ceil(90/25) = 4,
+// and at most the allowance besides.
+func TestCLI_pagedRefreshReadsTheFleetByPages(t *testing.T) {
+	t.Parallel()
+	srv, tf := refreshFleet(t, 60, 30, "")
+	got := during(srv, func() { tf.planExpect(0) })
+	if got.lists != 4 || got.lists+got.gets > 4+pagedRefreshAllowance {
+		t.Errorf("a refreshing plan of 60 subscriptions sent %s; want the 4 pages of the list and at most %d requests in all", got, 4+pagedRefreshAllowance)
+	}
+	t.Logf("refresh of 60 under 30 newer: %s", got)
+}
+
+// A subscription that the service no longer has is not on any page; its
+// own GET finds it gone, and it is planned anew with the warning.
+func TestCLI_pagedRefreshGoneSubscription(t *testing.T) {
+	t.Parallel()
+	srv, tf := refreshFleet(t, 30, 0, "")
+	const gone = "sub_00000000deadbeef"
+	var state struct {
+		Resources []struct {
+			Instances []struct {
+				Attributes struct {
+					ID string `json:"id"`
+				} `json:"attributes"`
+			} `json:"instances"`
+		} `json:"resources"`
+	}
+	raw := tf.read("terraform.tfstate")
+	if err := json.Unmarshal([]byte(raw), &state); err != nil || len(state.Resources) != 1 || len(state.Resources[0].Instances) != 30 {
+		t.Fatalf("state: %v, %d resources", err, len(state.Resources))
+	}
+	tf.write("terraform.tfstate", strings.ReplaceAll(raw, state.Resources[0].Instances[7].Attributes.ID, gone))
+	var out string
+	got := during(srv, func() { out = tf.planExpect(2) })
+	for _, want := range []string{"Warning: Subscription no longer exists", "The service has no subscription " + gone, "Plan: 1 to add, 0 to change, 0 to destroy."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan output lacks %q:\n%s", want, out)
+		}
+	}
+	if got.lists != 2 || got.gets < 1 || got.lists+got.gets > 2+pagedRefreshAllowance {
+		t.Errorf("the refresh sent %s; want the 2 pages of the list, and a GET for the gone subscription", got)
+	}
+}
+
+// A change made at the service shows in a refresh-only plan, read from the
+// pages.
+func TestCLI_pagedRefreshSeesChangesAtTheService(t *testing.T) {
+	t.Parallel()
+	srv, tf := refreshFleet(t, 30, 0, "")
+	subs, err := client.Collect(serviceClient(t, srv).Subscriptions(t.Context()), nil, 0)
+	if err != nil || len(subs) != 30 {
+		t.Fatalf("listing: %d subscriptions, %v", len(subs), err)
+	}
+	oldest := subs[len(subs)-1].ID // on the second page
+	if err := srv.Activate(oldest); err != nil {
+		t.Fatal(err)
+	}
+	got := during(srv, func() { tf.planExpect(2, "-refresh-only", "-out=refresh.tfplan") })
+	var plan struct {
+		Drift []struct {
+			Change struct {
+				Before, After map[string]any
+			} `json:"change"`
+		} `json:"resource_drift"`
+	}
+	if err := json.Unmarshal([]byte(tf.must("show", "-json", "refresh.tfplan")), &plan); err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Drift) != 1 {
+		t.Fatalf("the refresh-only plan shows %d changed subscriptions, want 1", len(plan.Drift))
+	}
+	d := plan.Drift[0].Change
+	if d.Before["id"] != oldest || d.Before["state"] != "ready" || d.After["state"] != "active" || d.After["activated_at"] == nil {
+		t.Errorf("drift %v -> %v; want %s from ready to active, with activated_at", d.Before, d.After, oldest)
+	}
+	if got.lists != 2 || got.lists+got.gets > 2+pagedRefreshAllowance {
+		t.Errorf("the refresh sent %s; want the 2 pages of the list", got)
+	}
+}
+
+// Ten subscriptions under a thousand newer ones: the scan gives up after at
+// most its allowance of pages, far from the 41 of the whole list, and each
+// subscription is read by its GET.
+func TestCLI_pagedRefreshSmallStateInLargeAccount(t *testing.T) {
+	t.Parallel()
+	srv, tf := refreshFleet(t, 10, 1000, "")
+	got := during(srv, func() { tf.planExpect(0) })
+	if got.lists < 1 || got.lists > pagedRefreshAllowance || got.gets != 10 {
+		t.Errorf("the refresh sent %s; want 1 to %d pages and a GET each", got, pagedRefreshAllowance)
+	}
+}
+
+// A page that fails, retries exhausted, ends the scan without an error:
+// what it would have brought is read by GET.
+func TestCLI_pagedRefreshFailedPageFallsBack(t *testing.T) {
+	t.Parallel()
+	srv, tf := refreshFleet(t, 60, 0, "  max_retries = 0\n")
+	srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", Path: "/v1/subscriptions", Action: "status", Status: 503, After: 1, Times: 1}}})
+	var out string
+	got := during(srv, func() { out = tf.planExpect(0) })
+	if strings.Contains(out, "Error") {
+		t.Errorf("the plan reports an error:\n%s", out)
+	}
+	if got.lists != 2 || got.gets < 60-25 || got.gets > 60 {
+		t.Errorf("the refresh sent %s; want 2 pages (the second failing) and a GET for each subscription the first did not bring", got)
+	}
+}
+
+// Turned off, each subscription is read by its own GET, as before.
+func TestCLI_pagedRefreshOff(t *testing.T) {
+	t.Parallel()
+	srv, tf := refreshFleet(t, 30, 0, "  paged_refresh = false\n")
+	got := during(srv, func() { tf.planExpect(0) })
+	if got.lists != 0 || got.gets != 30 {
+		t.Errorf("the refresh sent %s; want one GET each (30) and no list", got)
+	}
+}
