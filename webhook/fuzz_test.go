@@ -8,7 +8,7 @@ import (
 )
 
 // Seed corpora are committed under testdata/fuzz/<target>/; run a target
-// with, e.g., go test -run='^$' -fuzz=FuzzParse -fuzztime=30s ./internal/webhook/
+// with, e.g., go test -run='^$' -fuzz=FuzzParse -fuzztime=30s ./webhook/
 
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"type":"subscription.activated","subscriptionId":"sub_1","esimIccid":"8988247000000000013","timestamp":1767225600}`))
