@@ -61,6 +61,13 @@ type Config struct {
 	// MaxPages bounds how many pages one list reads; 0 picks
 	// DefaultMaxPages.
 	MaxPages int
+	// MaxRequestsPerSecond, when above 0, is a ceiling on the rate the
+	// client sends at; 0 leaves the rate to what the service accepts.
+	MaxRequestsPerSecond float64
+	// MaxRateLimitWait bounds how long one request waits out the service's
+	// rate limit when its context has no deadline; 0 picks
+	// DefaultMaxRateLimitWait.
+	MaxRateLimitWait time.Duration
 	// Wait, when set, is handed each backoff before it is slept and returns
 	// what is actually slept. Tests pass a fake clock that records the wait
 	// and returns zero.
@@ -108,6 +115,14 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxRetryAfter <= 0 {
 		cfg.MaxRetryAfter = DefaultMaxRetryAfter
 	}
+	if cfg.MaxRequestsPerSecond != 0 {
+		if err := CheckMaxRequestsPerSecond(cfg.MaxRequestsPerSecond); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.MaxRateLimitWait <= 0 {
+		cfg.MaxRateLimitWait = DefaultMaxRateLimitWait
+	}
 	inner := cfg.Transport
 	if inner == nil {
 		inner = defaultTransport()
@@ -115,9 +130,11 @@ func New(cfg Config) (*Client, error) {
 	var rt http.RoundTripper = newBearerAuth(base, cfg.Token, inner)
 	rt = userAgent{value: cfg.UserAgent, next: rt}
 	rt = logging{token: cfg.Token, next: rt}
+	rt = attemptTimeout{timeout: cfg.RequestTimeout, next: rt}
+	rt = pacing{pace: newPace(cfg.MaxRequestsPerSecond), maxWait: cfg.MaxRateLimitWait, next: rt}
 
 	rc := retryablehttp.NewClient()
-	rc.HTTPClient = &http.Client{Transport: rt, Timeout: cfg.RequestTimeout, CheckRedirect: sameOriginRedirects(originOf(base))}
+	rc.HTTPClient = &http.Client{Transport: rt, CheckRedirect: sameOriginRedirects(originOf(base))}
 	rc.Logger = nil // logging is ours, through tflog
 	rc.RetryMax = maxRetries
 	rc.RetryWaitMin, rc.RetryWaitMax = cfg.MinRetryWait, cfg.MaxRetryWait

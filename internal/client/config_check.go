@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"math"
 	"unicode"
 	"unicode/utf8"
 )
@@ -32,4 +33,14 @@ func describeRune(r rune) string {
 		return fmt.Sprintf("%s (U+%04X)", n, r)
 	}
 	return fmt.Sprintf("U+%04X", r)
+}
+
+// CheckMaxRequestsPerSecond refuses a rate ceiling that paces nothing: it
+// must be a number above 0 (fractions allowed: 0.5 is one request every two
+// seconds).
+func CheckMaxRequestsPerSecond(v float64) error {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("the most requests per second is %v; it must be a number above 0", v)
+	}
+	return nil
 }

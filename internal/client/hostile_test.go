@@ -162,7 +162,7 @@ func TestRetryPolicyFailsClosedWithoutAttemptRecord(t *testing.T) {
 		"503":                 {resp: &http.Response{StatusCode: 503}},
 		"connection reset":    {err: &url.Error{Op: "Post", URL: "https://x/v1/subscriptions", Err: syscall.ECONNRESET}},
 		"timeout after write": {err: context.DeadlineExceeded},
-		"429":                 {resp: &http.Response{StatusCode: 429}, want: true},
+		"429":                 {resp: &http.Response{StatusCode: 429}},
 	} {
 		got, err := shouldRetry(ctx, tc.resp, tc.err)
 		if got != tc.want || err != nil {

@@ -12,16 +12,18 @@ import (
 
 // Retry rules, each proven by a test in retry_test.go:
 //
-//  1. Reads follow retryablehttp.DefaultRetryPolicy: retried on 429, on 5xx
-//     other than 501 and on transport errors, never on other 4xx, TLS
+//  1. Reads follow retryablehttp.DefaultRetryPolicy: retried on 5xx other
+//     than 501 and on transport errors, never on other 4xx, TLS
 //     certificate errors, too many redirects, an invalid header or scheme,
 //     or a cancelled context. The wait is exponential with jitter, or the
 //     server's Retry-After when it sends one (capped).
-//  2. Two more errors are never retried: a redirect to another origin
-//     (RedirectError) and an https request answered in plain http.
+//  2. More answers are never retried here: a redirect to another origin
+//     (RedirectError), an https request answered in plain http, and a 429
+//     or a RateLimitWaitError: the pace (pace.go) waits out 429s without a
+//     count, until a deadline, and what reaches this policy is past it.
 //  3. A create (POST) is retried only when the service cannot have acted:
-//     on 429, or when the request was never written in full. Never after a
-//     5xx, a timeout or a dropped connection once it was sent.
+//     when the request was never written in full. Never after a 5xx, a
+//     timeout or a dropped connection once it was sent.
 //  4. A request without an attempt record may be a create, and is treated
 //     as one (fail closed).
 //  5. At most MaxRetries retries; the last answer or error is returned.
@@ -30,7 +32,9 @@ import (
 func shouldRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	retry, policyErr := retryablehttp.DefaultRetryPolicy(ctx, resp, err)
 	var redirect *RedirectError
-	if !retry || errors.As(err, &redirect) || errors.Is(err, http.ErrSchemeMismatch) {
+	var waitErr *RateLimitWaitError
+	if !retry || errors.As(err, &redirect) || errors.As(err, &waitErr) || errors.Is(err, http.ErrSchemeMismatch) ||
+		(resp != nil && resp.StatusCode == http.StatusTooManyRequests) {
 		return false, policyErr
 	}
 	a := attemptOf(ctx)
@@ -40,7 +44,7 @@ func shouldRetry(ctx context.Context, resp *http.Response, err error) (bool, err
 	case err != nil:
 		return a != nil && !a.written.Load(), nil
 	}
-	return resp.StatusCode == http.StatusTooManyRequests, nil
+	return false, nil
 }
 
 // backoff computes the wait before retry number attemptNum (0-based):

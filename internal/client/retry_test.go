@@ -3,16 +3,18 @@ package client
 // Tests of the retry rules of retry.go. Every test injects Config.Wait as a
 // clock that records each backoff and sleeps none of it.
 //
-// Rule 1 (GET retried on 429, on 5xx other than 501 and on transport errors,
+// Rule 1 (GET retried on 5xx other than 501 and on transport errors,
 // with backoff or Retry-After, capped):
-//   TestRetryGET429HonorsRetryAfter, TestRetryAfterCappedByMaxRetryAfter,
 //   TestRetryAfterHTTPDate, TestRetryGET5xxThenSuccess,
 //   TestRetryGETConnectionRefused, TestRetryGETDroppedConnection,
 //   TestRetryGETTimeout, TestNoRetryGET501, TestBackoffGrowsWithinBounds,
 //   TestBackoffRetryAfter, TestParseRetryAfter
-// Rule 2 (POST retried only on 429 and on failures before the request was
+// 429, waited out by the pace until the deadline, any method:
+//   TestRetryGET429HonorsRetryAfter, TestRetryAfterLongerThanCapWaitedOut,
+//   TestRetryAfterPastDeadlineFailsAtOnce, TestRetryPOST429,
+//   TestRetryPOST429UntilDeadline; the shared pace itself: pace_test.go.
+// Rule 2 (POST retried only on failures before the request was
 // written; never on 5xx, timeout or a dropped connection):
-//   TestRetryPOST429, TestRetryPOST429Exhausted,
 //   TestRetryPOSTConnectionRefused, TestNoRetryPOST5xx,
 //   TestNoRetryPOSTDroppedAfterProcessing, TestNoRetryPOSTTimeout,
 //   TestNoRetryPOSTUnreadableAnswer
@@ -39,6 +41,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
@@ -62,7 +65,7 @@ func TestShouldRetryPolicy(t *testing.T) {
 		want    bool
 	}
 	cases := []tc{
-		{"GET", true, 429, nil, true},
+		{"GET", true, 429, nil, false}, // the pace waits 429s out; one that reaches the policy is past its deadline
 		{"GET", true, 500, nil, true},
 		{"GET", true, 502, nil, true},
 		{"GET", true, 503, nil, true},
@@ -77,7 +80,7 @@ func TestShouldRetryPolicy(t *testing.T) {
 		{"GET", false, 0, badHeader, false},
 		{"GET", false, 0, badScheme, false},
 		{"POST", false, 0, badHeader, false},
-		{"POST", true, 429, nil, true},
+		{"POST", true, 429, nil, false},
 		{"POST", true, 500, nil, false},
 		{"POST", true, 502, nil, false},
 		{"POST", true, 503, nil, false},
@@ -114,41 +117,65 @@ func TestShouldRetryPolicy(t *testing.T) {
 
 func TestRetryGET429HonorsRetryAfter(t *testing.T) {
 	t.Parallel()
-	emu := startEmulator(t, nil)
-	emu.SetFaults(emulator.Faults{RetryAfterSeconds: 7, Rules: []emulator.FaultRule{{Method: "GET", PathPrefix: "/v1/plans", Action: "status", Status: 429, Times: 1}}})
-	c, clock := newTestClient(t, emu.URL, nil)
-	p, err := c.GetPlan(bg, "plan_001")
-	if err != nil || p.ID != "plan_001" {
-		t.Fatalf("GetPlan = %v, %v", p, err)
-	}
-	if w := clock.all(); len(w) != 1 || w[0] != 7*time.Second {
-		t.Errorf("waits = %v, want exactly [7s] from Retry-After", w)
-	}
-	if n := emu.RequestCounts()["GET /v1/plans/{id}"]; n != 2 {
-		t.Errorf("requests = %d, want 2", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		emu, c := startInProcess(t, emulator.Options{}, nil)
+		emu.SetFaults(emulator.Faults{RetryAfterSeconds: 7, Rules: []emulator.FaultRule{{Method: "GET", PathPrefix: "/v1/plans", Action: "status", Status: 429, Times: 1}}})
+		start := time.Now()
+		p, err := c.GetPlan(bg, "plan_001")
+		if err != nil || p.ID != "plan_001" {
+			t.Fatalf("GetPlan = %v, %v", p, err)
+		}
+		if waited := time.Since(start); waited != 7*time.Second {
+			t.Errorf("waited %v, want exactly 7s from Retry-After", waited)
+		}
+		if n := emu.RequestCounts()["GET /v1/plans/{id}"]; n != 2 {
+			t.Errorf("requests = %d, want 2", n)
+		}
+	})
 }
 
-func TestRetryAfterCappedByMaxRetryAfter(t *testing.T) {
+// A Retry-After longer than MaxRetryAfter (which caps 5xx backoff only) is
+// waited out in full: a request sent earlier would only meet another 429.
+func TestRetryAfterLongerThanCapWaitedOut(t *testing.T) {
 	t.Parallel()
-	emu := startEmulator(t, nil)
-	emu.SetFaults(emulator.Faults{RetryAfterSeconds: 3600, Rules: []emulator.FaultRule{{Method: "GET", Action: "status", Status: 429, Times: 2}}})
-	c, clock := newTestClient(t, emu.URL, func(cfg *Config) { cfg.MaxRetryAfter = 5 * time.Second })
-	if _, err := c.GetPlan(bg, "plan_001"); err != nil {
-		t.Fatal(err)
-	}
-	if w := clock.all(); len(w) != 2 || w[0] != 5*time.Second || w[1] != 5*time.Second {
-		t.Errorf("waits = %v, want [5s 5s] (Retry-After 3600 capped by MaxRetryAfter)", w)
-	}
-	// Unset, the cap is DefaultMaxRetryAfter.
-	emu.SetFaults(emulator.Faults{RetryAfterSeconds: 3600, Rules: []emulator.FaultRule{{Method: "GET", Action: "status", Status: 429, Times: 1}}})
-	c, clock = newTestClient(t, emu.URL, nil)
-	if _, err := c.GetPlan(bg, "plan_001"); err != nil {
-		t.Fatal(err)
-	}
-	if w := clock.all(); len(w) != 1 || w[0] != DefaultMaxRetryAfter {
-		t.Errorf("waits = %v, want [%v]", w, DefaultMaxRetryAfter)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		emu, c := startInProcess(t, emulator.Options{}, func(cfg *Config) { cfg.MaxRetryAfter = 5 * time.Second })
+		emu.SetFaults(emulator.Faults{RetryAfterSeconds: 120, Rules: []emulator.FaultRule{{Method: "GET", Action: "status", Status: 429, Times: 2}}})
+		start := time.Now()
+		if _, err := c.GetPlan(bg, "plan_001"); err != nil {
+			t.Fatal(err)
+		}
+		if waited := time.Since(start); waited != 240*time.Second {
+			t.Errorf("waited %v, want 2 × 120s", waited)
+		}
+		if n := emu.RequestCounts()["GET /v1/plans/{id}"]; n != 3 {
+			t.Errorf("requests = %d, want 3", n)
+		}
+	})
+}
+
+// A Retry-After that ends past the request's deadline is not waited at
+// all: the request ends at once with the service's 429 and its wait.
+func TestRetryAfterPastDeadlineFailsAtOnce(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		emu, c := startInProcess(t, emulator.Options{}, nil)
+		emu.SetFaults(emulator.Faults{RetryAfterSeconds: 3600, Rules: []emulator.FaultRule{{Method: "GET", Action: "status", Status: 429}}})
+		ctx, cancel := context.WithTimeout(bg, 20*time.Minute)
+		defer cancel()
+		start := time.Now()
+		_, err := c.GetPlan(ctx, "plan_001")
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != 429 || apiErr.RetryAfter != time.Hour {
+			t.Fatalf("error = %v, want the 429 with its Retry-After of 1h", err)
+		}
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("waited %v, want none", waited)
+		}
+		if n := emu.RequestCounts()["GET /v1/plans/{id}"]; n != 1 {
+			t.Errorf("requests = %d, want 1", n)
+		}
+	})
 }
 
 func TestRetryAfterHTTPDate(t *testing.T) {
@@ -285,39 +312,53 @@ func TestRetryGETTimeout(t *testing.T) {
 
 func TestRetryPOST429(t *testing.T) {
 	t.Parallel()
-	emu := startWithFaults(t, emulator.FaultRule{Method: "POST", Action: "status", Status: 429, Times: 1})
-	c, clock := newTestClient(t, emu.URL, nil)
-	if _, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"}); err != nil {
-		t.Fatalf("CreateSubscription: %v", err)
-	}
-	if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 2 {
-		t.Errorf("POSTs = %d, want 2 (a 429 means the service did not act)", n)
-	}
-	if w := clock.all(); len(w) != 1 || w[0] != time.Second {
-		t.Errorf("waits = %v, want [1s] from Retry-After", w)
-	}
-	if s := emu.Stats().Subscriptions; s != 1 {
-		t.Errorf("subscriptions = %d, want 1", s)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		emu, c := startInProcess(t, emulator.Options{}, nil)
+		emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "POST", Action: "status", Status: 429, Times: 1}}})
+		start := time.Now()
+		if _, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"}); err != nil {
+			t.Fatalf("CreateSubscription: %v", err)
+		}
+		if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 2 {
+			t.Errorf("POSTs = %d, want 2 (a 429 means the service did not act)", n)
+		}
+		if waited := time.Since(start); waited != time.Second {
+			t.Errorf("waited %v, want 1s from Retry-After", waited)
+		}
+		if s := emu.Stats().Subscriptions; s != 1 {
+			t.Errorf("subscriptions = %d, want 1", s)
+		}
+	})
 }
 
-func TestRetryPOST429Exhausted(t *testing.T) {
+// A create refused with 429 until its deadline is sent again for as long
+// as the deadline allows, whatever MaxRetries says, and ends with the
+// service's 429: a refusal, never an uncertain create.
+func TestRetryPOST429UntilDeadline(t *testing.T) {
 	t.Parallel()
-	emu := startEmulator(t, nil)
-	emu.SetFaults(emulator.Faults{RetryAfterSeconds: 2, Rules: []emulator.FaultRule{{Method: "POST", Action: "status", Status: 429}}})
-	c, clock := newTestClient(t, emu.URL, func(cfg *Config) { cfg.MaxRetries = ptr(2) })
-	_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
-	var uncertain *UncertainCreateError
-	if errors.As(err, &uncertain) {
-		t.Errorf("a 429 is a refusal, not an uncertain create: %v", err)
-	}
-	var apiErr *APIError
-	if !errors.As(err, &apiErr) || apiErr.StatusCode != 429 || apiErr.Attempts != 3 || apiErr.RetryAfter != 2*time.Second || apiErr.Code != "rateLimited" {
-		t.Fatalf("error = %s, want the last 429 after 3 attempts", dump(apiErr))
-	}
-	if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 3 || len(clock.all()) != 2 {
-		t.Errorf("POSTs = %d, waits %v", n, clock.all())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		emu, c := startInProcess(t, emulator.Options{}, func(cfg *Config) { cfg.MaxRetries = ptr(0) })
+		emu.SetFaults(emulator.Faults{RetryAfterSeconds: 2, Rules: []emulator.FaultRule{{Method: "POST", Action: "status", Status: 429}}})
+		ctx, cancel := context.WithTimeout(bg, 7*time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := c.CreateSubscription(ctx, CreateSubscriptionRequest{PlanID: "plan_001"})
+		var uncertain *UncertainCreateError
+		if errors.As(err, &uncertain) {
+			t.Errorf("a 429 is a refusal, not an uncertain create: %v", err)
+		}
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != 429 || apiErr.RetryAfter != 2*time.Second || apiErr.Code != "rateLimited" {
+			t.Fatalf("error = %s, want the last 429", dump(apiErr))
+		}
+		// Sent at 0, 2, 4 and 6 s; the next would be at 8, past the deadline.
+		if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 4 {
+			t.Errorf("POSTs = %d, want 4", n)
+		}
+		if waited := time.Since(start); waited != 6*time.Second {
+			t.Errorf("waited %v, want 6s", waited)
+		}
+	})
 }
 
 func TestRetryPOSTConnectionRefused(t *testing.T) {

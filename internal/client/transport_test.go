@@ -216,8 +216,8 @@ func TestDefaultTransportVerifiesTLSAndPools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.retry.HTTPClient.Timeout != DefaultRequestTimeout || c.retry.RetryMax != DefaultMaxRetries ||
+	if c.timeout != DefaultRequestTimeout || c.retry.RetryMax != DefaultMaxRetries ||
 		c.retry.RetryWaitMin != DefaultMinRetryWait || c.retry.RetryWaitMax != DefaultMaxRetryWait {
-		t.Errorf("defaults not applied: timeout %v, retries %d, waits %v..%v", c.retry.HTTPClient.Timeout, c.retry.RetryMax, c.retry.RetryWaitMin, c.retry.RetryWaitMax)
+		t.Errorf("defaults not applied: timeout %v, retries %d, waits %v..%v", c.timeout, c.retry.RetryMax, c.retry.RetryWaitMin, c.retry.RetryWaitMax)
 	}
 }
