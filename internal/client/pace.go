@@ -129,7 +129,7 @@ func (p *pace) admit(ctx context.Context, deadline time.Time) (int, error) {
 		}
 		reservation := p.limiter.ReserveN(now, 1)
 		delay := reservation.DelayFrom(now)
-		epoch, limit := p.epoch, p.limiter.Limit()
+		epoch, limit, paced := p.epoch, p.limiter.Limit(), p.learned || p.ceiling > 0
 		p.mu.Unlock()
 		if delay <= 0 {
 			return epoch, nil
@@ -138,7 +138,7 @@ func (p *pace) admit(ctx context.Context, deadline time.Time) (int, error) {
 			reservation.CancelAt(now)
 			return 0, &RateLimitWaitError{Wait: delay, Deadline: deadline}
 		}
-		if p.learned || p.ceiling > 0 {
+		if paced {
 			tflog.Trace(ctx, "mobileplan API rate limit: pacing", map[string]any{"wait_ms": delay.Milliseconds(), "requests_per_second": float64(limit)})
 		}
 		if err := sleep(ctx, delay); err != nil {
