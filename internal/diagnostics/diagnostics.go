@@ -142,7 +142,13 @@ func nextStep(e *client.APIError) string {
 	case e.StatusCode == http.StatusPreconditionFailed:
 		return "The plan cannot be subscribed to: it does not exist, is archived, or is an addon plan. " + ChooseSubscribablePlan
 	case e.StatusCode == http.StatusTooManyRequests:
-		return "The service kept rate-limiting the provider. Try again later, or run Terraform with a lower -parallelism."
+		wait := ""
+		if e.RetryAfter > 0 {
+			wait = fmt.Sprintf(" It asked to wait %s more (Retry-After), past the time this request may wait.", e.RetryAfter)
+		}
+		return "The service's rate limit refused the request until its deadline." + wait +
+			" A request answered 429 was not acted on, so applying again is safe, a create included. " +
+			"If the account's quota is shared, lower max_requests_per_second or -parallelism; see the Rate limits guide."
 	case e.StatusCode >= 500:
 		return "The service, or a gateway in front of it, failed. Try again later; if it persists, contact the service's support with the time of the failure."
 	case e.StatusCode == http.StatusBadRequest:

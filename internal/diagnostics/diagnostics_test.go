@@ -30,6 +30,12 @@ func TestDetailTexts(t *testing.T) {
 		}, "The service answered HTTP 412 Precondition Failed to POST /v1/subscriptions (after 2 attempts).\nCode: outOfInventory\nMessage: no eSIM\n" +
 			"Detail: planId: bad (suggestion: add eSIMs)\nHint: grow it\nDocs: https://docs/x\n\n" +
 			"No suitable eSIM is free in the account's inventory: a plan with a label needs a free eSIM with that label, and a plan without one (an inline plan included) any free eSIM. The account's eSIM inventory must grow (or choose a plan with another label) before this subscription can be created."},
+		{"429 past its deadline", &client.APIError{Call: client.Call{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions"}, StatusCode: 429, Status: "429 Too Many Requests",
+			Code: "rateLimited", Message: "slow down", RetryAfter: time.Hour},
+			"The service answered HTTP 429 Too Many Requests to POST /v1/subscriptions.\nCode: rateLimited\nMessage: slow down\n\n" +
+				"The service's rate limit refused the request until its deadline. It asked to wait 1h0m0s more (Retry-After), past the time this request may wait. " +
+				"A request answered 429 was not acted on, so applying again is safe, a create included. " +
+				"If the account's quota is shared, lower max_requests_per_second or -parallelism; see the Rate limits guide."},
 		{"401", &client.APIError{Call: client.Call{Operation: "read plan p", Method: "GET", Path: "/v1/plans/p"}, StatusCode: 401, Status: "401 Unauthorized", Code: "unauthorized", Message: "bad token"},
 			"The service answered HTTP 401 Unauthorized to GET /v1/plans/p.\nCode: unauthorized\nMessage: bad token\n\nThe API token was refused. " + TokenHelp},
 		{"html page", &client.APIError{Call: client.Call{Operation: "read plan p", Method: "GET", Path: "/v1/plans/p"}, StatusCode: 503, Status: "503 Service Unavailable", BodyExcerpt: "<html>down</html>", Attempts: 5},

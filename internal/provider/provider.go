@@ -7,12 +7,15 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -31,6 +34,9 @@ const (
 	EnvBaseURL   = "MOBILEPLAN_BASE_URL"
 	EnvAPIToken  = "MOBILEPLAN_API_TOKEN"
 	EnvPreflight = "MOBILEPLAN_PREFLIGHT"
+	// EnvMaxRequestsPerSecond sets max_requests_per_second when the
+	// provider block leaves it out.
+	EnvMaxRequestsPerSecond = "MOBILEPLAN_MAX_REQUESTS_PER_SECOND"
 )
 
 var (
@@ -58,12 +64,13 @@ func NewWithLifetime(lifetime context.Context, version string) func() provider.P
 }
 
 type providerModel struct {
-	BaseURL        types.String `tfsdk:"base_url"`
-	APIToken       types.String `tfsdk:"api_token"`
-	MaxRetries     types.Int64  `tfsdk:"max_retries"`
-	RequestTimeout types.String `tfsdk:"request_timeout"`
-	Preflight      types.String `tfsdk:"preflight"`
-	PagedRefresh   types.Bool   `tfsdk:"paged_refresh"`
+	BaseURL        types.String  `tfsdk:"base_url"`
+	APIToken       types.String  `tfsdk:"api_token"`
+	MaxRetries     types.Int64   `tfsdk:"max_retries"`
+	RequestTimeout types.String  `tfsdk:"request_timeout"`
+	Preflight      types.String  `tfsdk:"preflight"`
+	PagedRefresh   types.Bool    `tfsdk:"paged_refresh"`
+	MaxRPS         types.Float64 `tfsdk:"max_requests_per_second"`
 }
 
 func (p *mobileplanProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -86,9 +93,10 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				Sensitive:           true,
 			},
 			"max_retries": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("How many times a failed request is retried (0 to 10, default %d). Reads are retried on rate limits (429), server errors and network errors, honoring `Retry-After`; a create only on 429 or when the connection failed before the request was sent, never after an ambiguous failure.", client.DefaultMaxRetries),
-				Optional:            true,
-				Validators:          []validator.Int64{int64validator.Between(0, 10)},
+				MarkdownDescription: fmt.Sprintf("How many times a failed request is retried (0 to 10, default %d). Reads are retried on server errors and network errors, honoring `Retry-After`; a create only when the connection failed before the request was sent, never after an ambiguous failure. "+
+					"A rate limit (429) is not a failure and is not counted here: the request waits for the service's `Retry-After` and is sent again, for up to %s (see [Rate limits](guides/rate-limits.md)).", client.DefaultMaxRetries, client.DefaultMaxRateLimitWait),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(0, 10)},
 			},
 			"request_timeout": schema.StringAttribute{
 				MarkdownDescription: "Time limit of each request attempt, as a Go duration such as `30s` or `2m` (default `" + client.DefaultRequestTimeout.String() + "`).",
@@ -108,6 +116,13 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					"as when the configuration's subscriptions lie under many newer ones. Set `false` to read each subscription with its own request, as when the service counts list requests against a smaller quota than reads, "+
 					"or to rule this out while investigating an unexpected refresh result. See [Refresh by Pages](#refresh-by-pages).", client.MaxPageSize, pagedRefreshAllowance),
 				Optional: true,
+			},
+			"max_requests_per_second": schema.Float64Attribute{
+				MarkdownDescription: "The most requests per second this provider sends, a number above 0 (`0.5` is one every two seconds). Unset, the provider finds the service's limit by itself: it slows down on the first `429` and grows back while requests succeed. " +
+					"Set it at or under your share of the account's quota to have no request refused at all, as when pipelines share one token. " +
+					"May also be set with the `" + EnvMaxRequestsPerSecond + "` environment variable; a value in the provider block takes precedence. See [Rate limits](guides/rate-limits.md).",
+				Optional:   true,
+				Validators: []validator.Float64{float64validator.AtLeast(0.001)},
 			},
 		},
 	}
@@ -158,16 +173,19 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	mode, diags := preflightMode(cfg.Preflight)
 	resp.Diagnostics.Append(diags...)
+	maxRPS, diags := maxRequestsPerSecond(cfg.MaxRPS)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	// The defaults are the client's (client.DefaultX), as the schema documents them.
 	cc := client.Config{
-		BaseURL:        baseURL,
-		Token:          token,
-		UserAgent:      fmt.Sprintf("terraform-provider-mobileplan/%s (+https://registry.terraform.io/providers/mobileplan/mobileplan) Terraform/%s", p.version, req.TerraformVersion),
-		RequestTimeout: client.DefaultRequestTimeout,
-		Lifetime:       p.lifetime,
+		BaseURL:              baseURL,
+		Token:                token,
+		UserAgent:            fmt.Sprintf("terraform-provider-mobileplan/%s (+https://registry.terraform.io/providers/mobileplan/mobileplan) Terraform/%s", p.version, req.TerraformVersion),
+		RequestTimeout:       client.DefaultRequestTimeout,
+		Lifetime:             p.lifetime,
+		MaxRequestsPerSecond: maxRPS,
 	}
 	maxRetries := client.DefaultMaxRetries
 	if !cfg.MaxRetries.IsNull() && !cfg.MaxRetries.IsUnknown() {
@@ -183,7 +201,7 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		return
 	}
 	pagedRefresh := cfg.PagedRefresh.IsNull() || cfg.PagedRefresh.IsUnknown() || cfg.PagedRefresh.ValueBool()
-	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": cc.RequestTimeout.String(), "preflight": mode, "paged_refresh": pagedRefresh})
+	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": cc.RequestTimeout.String(), "preflight": mode, "paged_refresh": pagedRefresh, "max_requests_per_second": maxRPS})
 	data := &providerData{client: c, preflight: newPreflight(c, mode), refresh: newPagedRefresh(c, pagedRefresh)}
 	resp.DataSourceData, resp.ResourceData, resp.ListResourceData = data, data, data
 }
@@ -219,4 +237,34 @@ func (p *mobileplanProvider) DataSources(context.Context) []func() datasource.Da
 		newEsimsDataSource, newEsimDataSource,
 		newSubscriptionsDataSource, newSubscriptionDataSource,
 	}
+}
+
+// maxRequestsPerSecond is the `max_requests_per_second` setting, or
+// MOBILEPLAN_MAX_REQUESTS_PER_SECOND when the provider block leaves it out,
+// or 0 (no ceiling). The block's value is checked by its validator at plan
+// time; the variable's is checked here.
+func maxRequestsPerSecond(v types.Float64) (float64, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if v.IsUnknown() {
+		diags.AddAttributeError(path.Root("max_requests_per_second"), "Unknown max_requests_per_second",
+			"The provider cannot be configured with a value known only after apply. Set max_requests_per_second to a number known at plan time, or leave it out and set the "+EnvMaxRequestsPerSecond+" environment variable.")
+		return 0, diags
+	}
+	if !v.IsNull() {
+		return v.ValueFloat64(), diags
+	}
+	env := strings.TrimSpace(os.Getenv(EnvMaxRequestsPerSecond))
+	if env == "" {
+		return 0, diags
+	}
+	n, err := strconv.ParseFloat(env, 64)
+	if err == nil {
+		err = client.CheckMaxRequestsPerSecond(n)
+	}
+	if err != nil {
+		diags.AddAttributeError(path.Root("max_requests_per_second"), "Invalid "+EnvMaxRequestsPerSecond,
+			fmt.Sprintf("The %s environment variable is %q; it must be a number of requests per second above 0, such as 5 or 0.5 (or unset, for no ceiling).", EnvMaxRequestsPerSecond, env))
+		return 0, diags
+	}
+	return n, diags
 }

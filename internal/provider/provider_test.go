@@ -72,6 +72,7 @@ func TestProvider_rejectsBadSettings(t *testing.T) {
 		"retries":   {`max_retries = 11`, `max_retries value must be between 0 and 10`},
 		"not a url": {`base_url = "api.example.com"`, `not an absolute http\(s\) URL`},
 		"userinfo":  {`base_url = "https://user:pw@api.example.com"`, `carries credentials`},
+		"rate zero": {`max_requests_per_second = 0`, `(?s)max_requests_per_second.*value must be at least`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			resource.Test(t, resource.TestCase{
@@ -164,6 +165,29 @@ data "mobileplan_plans" "all" {}
 				},
 			}},
 		})
+	})
+	t.Run("a bad rate ceiling in the environment is named", func(t *testing.T) {
+		t.Setenv(EnvBaseURL, srv.URL)
+		t.Setenv(EnvAPIToken, srv.Token)
+		t.Setenv(EnvMaxRequestsPerSecond, "fast")
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviders,
+			Steps: []resource.TestStep{{
+				Config:      emptyBlock,
+				ExpectError: regexp.MustCompile(`(?s)Invalid MOBILEPLAN_MAX_REQUESTS_PER_SECOND.*"fast".*above 0`),
+			}},
+		})
+	})
+	t.Run("the rate ceiling from the environment is never refused", func(t *testing.T) {
+		limited := startRateLimited(t, 5, 20)
+		t.Setenv(EnvMaxRequestsPerSecond, "4")
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviders,
+			Steps:                    []resource.TestStep{{Config: subscriptionsConfig(limited, 10, "")}},
+		})
+		if st := limited.Stats(); st.RateLimited != 0 || st.Subscriptions != 10 {
+			t.Errorf("%d answered 429, %d subscriptions; want none refused, 10 created", st.RateLimited, st.Subscriptions)
+		}
 	})
 	t.Run("a refused token says how to set it", func(t *testing.T) {
 		t.Setenv(EnvBaseURL, srv.URL)
