@@ -170,8 +170,16 @@ func (c *Client) Plans(ctx context.Context) iter.Seq2[Plan, error] {
 
 // Esims lists every eSIM of the account's inventory.
 func (c *Client) Esims(ctx context.Context) iter.Seq2[Esim, error] {
-	return list(ctx, c, "list eSIMs", "/v1/esims", func(e Esim) string { return e.ICCID })
+	return list(ctx, c, "list eSIMs", "/v1/esims", esimKey)
 }
+
+// EsimPages reads the eSIM list a page at a time, for a caller that reads
+// only as far as it needs.
+func (c *Client) EsimPages() *Pages[Esim] {
+	return newPages(c, "list eSIMs", "/v1/esims", esimKey)
+}
+
+func esimKey(e Esim) string { return e.ICCID }
 
 // Collect gathers the items of seq that keep accepts, stopping (and fetching
 // no further page) once limit of them are found; limit <= 0 means no limit.

@@ -31,9 +31,10 @@ const (
 // Terraform configures a new provider instance for each graph walk, so one
 // preflight, made in Configure, lives exactly as long as a plan (or the
 // re-plan of an apply). It is shared by every resource of that walk, which
-// Terraform plans concurrently: the plan reads, the inventory scan and the
-// counting are each done once and under locks. Nothing is read until a
-// create asks, so a plan that creates nothing costs nothing.
+// Terraform plans concurrently: the plan reads, the inventory reading and
+// the counting are each done once and under locks. Nothing is read until a
+// create asks, so a plan that creates nothing costs nothing, and the eSIM
+// list only as far as the creates need.
 type preflight struct {
 	client *client.Client
 	warn   bool // report findings as warnings instead of errors
@@ -41,10 +42,8 @@ type preflight struct {
 	plansMu sync.Mutex
 	plans   map[string]*planLookup
 
-	inventoryOnce sync.Once
-	inventory     inventory
-
-	mu         sync.Mutex // guards the reservations below
+	mu         sync.Mutex // guards the inventory and the reservations below
+	inventory  inventory
 	byLabel    map[string]int
 	unlabelled int
 	total      int
@@ -59,7 +58,8 @@ func newPreflight(c *client.Client, mode string) *preflight {
 	if mode == preflightOff {
 		return nil
 	}
-	return &preflight{client: c, warn: mode == preflightWarn, plans: map[string]*planLookup{}, byLabel: map[string]int{}}
+	return &preflight{client: c, warn: mode == preflightWarn, plans: map[string]*planLookup{}, byLabel: map[string]int{},
+		inventory: inventory{pages: c.EsimPages(), freeByLabel: map[string]int{}}}
 }
 
 // planLookup is the one read of a plan id in this run.
@@ -69,11 +69,16 @@ type planLookup struct {
 	err  error
 }
 
-// inventory is the free part of the account's eSIM inventory, as one scan
-// of the eSIM list found it.
+// inventory is the free part of the account's eSIM inventory, as far as
+// the eSIM list has been read: a plan's cost grows with its creates, not
+// with the account, so the list is read only until the free eSIMs counted
+// cover the creates reserved so far (see covered).
 type inventory struct {
+	pages       *client.Pages[client.Esim]
+	pagesRead   int
 	freeByLabel map[string]int
 	free        int
+	complete    bool // the whole list has been read
 	err         error
 }
 
@@ -146,25 +151,34 @@ func (p *preflight) subscribablePlan(ctx context.Context, id string, at path.Pat
 // creates needing it must fit in its free eSIMs, and all creates must fit
 // in all free eSIMs, since a plan without a label takes any of them. The
 // highest count reported is the run's total.
+//
+// The list is read on only while the counts so far could change a finding
+// (covered): every comparison below is then decided as it would be on the
+// whole list, so the findings are those of a full scan.
 func (p *preflight) reserve(ctx context.Context, label *string, at path.Path, diags *diag.Diagnostics) {
-	inv, scannedHere := p.freeInventory(ctx)
-	if inv.err != nil {
-		if scannedHere {
-			diags.Append(diagnostics.ReadFailed("the eSIM inventory", inv.err).Diagnostic(at, p.warn))
-		}
-		return
-	}
-
 	var finding *diagnostics.Finding
+	var risk diag.Diagnostic
 	p.mu.Lock()
+	if p.inventory.err != nil {
+		p.mu.Unlock()
+		return // reported by the create whose read failed
+	}
 	if label != nil {
 		p.byLabel[*label]++
+	} else {
+		p.unlabelled++
+	}
+	if err := p.readUntilCovered(ctx, label); err != nil {
+		p.mu.Unlock()
+		diags.Append(diagnostics.ReadFailed("the eSIM inventory", err).Diagnostic(at, p.warn))
+		return
+	}
+	inv := &p.inventory
+	if label != nil {
 		if need, free := p.byLabel[*label], inv.freeByLabel[*label]; need > free {
 			f := diagnostics.LabelShort(*label, need, free)
 			finding = &f
 		}
-	} else {
-		p.unlabelled++
 	}
 	if finding == nil {
 		// Only creates that fit their label count in the total: one that
@@ -175,9 +189,8 @@ func (p *preflight) reserve(ctx context.Context, label *string, at path.Path, di
 		f := diagnostics.TotalShort(p.total, p.unlabelled, inv.free)
 		finding = &f
 	}
-	var risk diag.Diagnostic
 	if finding == nil && !p.riskReported {
-		if l, ok := p.contestedLabel(inv); ok {
+		if l, ok := p.contestedLabel(); ok {
 			p.riskReported = true
 			risk = diagnostics.UnlabelledMayTakeLabelled(l, p.byLabel[l], inv.freeByLabel[l], p.unlabelled, at)
 		}
@@ -192,11 +205,66 @@ func (p *preflight) reserve(ctx context.Context, label *string, at path.Path, di
 	}
 }
 
+// covered reports whether the free eSIMs counted so far decide every
+// comparison reserve makes for a create of label, whatever the rest of the
+// list holds: its label's free eSIMs cover its label's creates, all free
+// eSIMs cover all creates (this one included), and, while unlabelled creates
+// exist, each label's free eSIMs cover its creates plus the unlabelled ones
+// (contestedLabel). The caller holds p.mu.
+func (p *preflight) covered(label *string) bool {
+	inv := &p.inventory
+	if label != nil && inv.freeByLabel[*label] < p.byLabel[*label] {
+		return false
+	}
+	if inv.free < p.total+1 {
+		return false
+	}
+	if p.unlabelled > 0 && !p.riskReported {
+		for l, need := range p.byLabel {
+			if inv.freeByLabel[l] < need+p.unlabelled {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// readUntilCovered reads the eSIM list on, a page at a time, until covered
+// or the list ends. The caller holds p.mu, so concurrent creates wait for
+// the reading and share what it found.
+func (p *preflight) readUntilCovered(ctx context.Context, label *string) error {
+	inv := &p.inventory
+	before := inv.pagesRead
+	for !inv.complete && !p.covered(label) {
+		esims, more, err := inv.pages.Next(ctx)
+		inv.pagesRead++
+		for _, esim := range esims {
+			if esim.SubscriptionID != nil {
+				continue
+			}
+			inv.free++
+			if esim.Label != nil {
+				inv.freeByLabel[*esim.Label]++
+			}
+		}
+		if err != nil {
+			inv.err = err
+			return err
+		}
+		inv.complete = !more
+	}
+	if inv.pagesRead > before {
+		tflog.Debug(ctx, "preflight: read the eSIM inventory", map[string]any{"pages": inv.pagesRead, "complete": inv.complete, "free": inv.free, "free_by_label": inv.freeByLabel})
+	}
+	return nil
+}
+
 // contestedLabel finds a label whose free eSIMs suffice for the labelled
 // creates, but not if the unlabelled creates take some of them too. The
 // service gives an unlabelled plan any free eSIM and does not say which, so
 // whether the run succeeds then depends on its choice. The caller holds p.mu.
-func (p *preflight) contestedLabel(inv inventory) (string, bool) {
+func (p *preflight) contestedLabel() (string, bool) {
+	inv := &p.inventory
 	if p.unlabelled == 0 || p.total > inv.free {
 		return "", false
 	}
@@ -206,32 +274,6 @@ func (p *preflight) contestedLabel(inv inventory) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// freeInventory scans the eSIM list once per run, on the first create that
-// needs it; everyone else waits for that scan and shares its result.
-func (p *preflight) freeInventory(ctx context.Context) (inventory, bool) {
-	scannedHere := false
-	p.inventoryOnce.Do(func() {
-		scannedHere = true
-		inv := inventory{freeByLabel: map[string]int{}}
-		for esim, err := range p.client.Esims(ctx) {
-			if err != nil {
-				inv.err = err
-				break
-			}
-			if esim.SubscriptionID != nil {
-				continue
-			}
-			inv.free++
-			if esim.Label != nil {
-				inv.freeByLabel[*esim.Label]++
-			}
-		}
-		tflog.Debug(ctx, "preflight: scanned the eSIM inventory", map[string]any{"free": inv.free, "free_by_label": inv.freeByLabel})
-		p.inventory = inv
-	})
-	return p.inventory, scannedHere
 }
 
 // preflightMode is the `preflight` setting, or MOBILEPLAN_PREFLIGHT when the

@@ -594,3 +594,63 @@ provider "mobileplan" {
 		reqs.expect("failing "+route, tc.reads)
 	}
 }
+
+// A plan's cost grows with its creates, not with the account: one create
+// in an account of 1,400 eSIMs whose first 200 are taken reads the eSIM
+// list only until it finds a free eSIM it may take (9 pages, not 56).
+func TestAccPreflight_readsTheInventoryOnlyAsFarAsNeeded(t *testing.T) {
+	t.Parallel()
+	srv := startInventory(t, stock{"", 200}, stock{"europe", 1200})
+	for range 200 {
+		createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_any"}) // takes an unlabelled eSIM
+	}
+	reqs := newRequests(t, srv)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			PreConfig:          reqs.mark,
+			Config:             withProvider(srv, subscriptions("plan_europe")),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPreRefresh: []plancheck.PlanCheck{countsCheck(func() {
+					reqs.expect("one create among 1,400 eSIMs, 200 taken", map[string]int{routePlan: 1, routeEsims: 200/client.MaxPageSize + 1})
+				})},
+			},
+		}},
+	})
+}
+
+// Free eSIMs deep in the list are found, and a shortfall there is reported
+// as a full scan reports it: the reading goes on as long as a finding could
+// change.
+func TestAccPreflight_freeEsimsDeepInTheList(t *testing.T) {
+	t.Parallel()
+	srv := startInventory(t, stock{"europe", 490}, stock{"asia", 1})
+	pages := ceilDiv(491, client.MaxPageSize)
+	reqs := newRequests(t, srv)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				PreConfig:          reqs.mark,
+				Config:             withProvider(srv, subscriptions("plan_asia")),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPreRefresh: []plancheck.PlanCheck{countsCheck(func() {
+						reqs.expect("the one asia eSIM on the last page", map[string]int{routePlan: 1, routeEsims: pages})
+					})},
+				},
+			},
+			{
+				PreConfig: reqs.mark,
+				Config:    withProvider(srv, subscriptions("plan_asia", "plan_asia")),
+				PlanOnly:  true,
+				ExpectError: errorPattern(`Error: Not enough free eSIMs with label "asia"`,
+					`the account has 1 free eSIM with that label`),
+			},
+		},
+	})
+	reqs.expect("two asia creates read the whole list once", map[string]int{routePlan: 1, routeEsims: pages})
+}
