@@ -246,6 +246,33 @@ rate_base_time=$(rate_cell on unlimited time)
 rate_time_ratio=$(ratio "$rate_on_time" "$rate_base_time")
 rate_on_requests=$(rate_cell on limited requests)
 
+# Applies of creates under a rate limit the provider is not told of: the
+# emulator at LIMIT requests/s per token, Terraform at -parallelism PAR.
+# Requests and 429 answers come from the emulator's log; the floor is the
+# least time the limit allows for the requests that succeeded (plan and
+# apply both), less the first second's burst.
+limited_rows=()
+limited_apply() { # limited_apply N LIMIT PAR
+  local n=$1 limit=$2 par=$3 dir="$work/limited-$1-$2" t requests limited floor result=ok
+  step "Apply of $n creates at $limit requests/s, -parallelism=$par"
+  stop_emulator
+  start_emulator -esims $((n + 10)) -rate-limit "$limit"
+  export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
+  mkdir -p "$dir"
+  config ours "$n" >"$dir/main.tf"
+  if ! t=$(seconds terraform -chdir="$dir" apply -auto-approve -input=false -parallelism="$par"); then
+    result=failed
+  fi
+  requests=$(grep -c ' /v1/' "$emulator_log" || true)
+  limited=$(grep -c ' /v1/[^ ]* 429 ' "$emulator_log" || true)
+  floor=$(awk -v ok=$((requests - limited)) -v r="$limit" 'BEGIN { b = int(r); if (b < r) b++; printf "%.2f", (ok - b) / r }')
+  limited_rows+=("| $n creates at $limit requests/s, -parallelism=$par | $result | $requests | $limited | $t | $floor | $(ratio "$t" "$floor") |")
+  stop_emulator
+}
+limited_apply 200 20 10
+limited_apply 100 5 30
+limited_apply 40 1 10
+
 step "Provider start-up to a served schema"
 startup=$(go run ./tools/bench/startup -provider "$work/bin/terraform-provider-mobileplan" -n 20)
 schema_ms=$(sed -n 's/.*schema_ms=\([0-9.]*\).*/\1/p' <<<"$startup")
@@ -321,6 +348,17 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   echo "Goals at $rate_limit requests/s with paged_refresh on: at most ceil($((rate_n + rate_newer))/25) + 10 = $rate_goal_requests requests:" \
     "**$(verdict "$rate_on_requests" "$rate_goal_requests")** ($rate_on_requests); at most 3x the unlimited plan's time:" \
     "**$(verdict "$rate_time_ratio" 3)** (${rate_time_ratio}x)."
+  echo
+  echo "## Applies under a rate limit"
+  echo
+  echo "An apply from empty state against the emulator limited to a rate the provider is not told of (\`-rate-limit\`,"
+  echo "a token bucket whose burst is its rate). Requests are every /v1 request of the run, plan and apply, 429 answers"
+  echo "included; the floor is the least time the limit allows: requests that succeeded, less the burst, divided by the rate."
+  echo "One run each. The same workloads on a clock the tests control: internal/client/pace_test.go."
+  echo
+  echo "| workload | result | requests | answered 429 | wall time (s) | floor (s) | wall / floor |"
+  echo "|---|---|---|---|---|---|---|"
+  printf '%s\n' "${limited_rows[@]}"
   echo
   echo "## Emulator persistence"
   echo
