@@ -245,7 +245,8 @@ func TestProviderSchema_tokenSensitiveNoInsecureSwitch(t *testing.T) {
 	sort.Strings(names)
 	// preflight and paged_refresh: reviewed, they only turn read checks on or
 	// off, or choose between two read operations, through the same client.
-	if got := strings.Join(names, ","); got != "api_token,base_url,max_retries,paged_refresh,preflight,request_timeout" {
+	// max_requests_per_second: reviewed, it only spaces requests in time.
+	if got := strings.Join(names, ","); got != "api_token,base_url,max_requests_per_second,max_retries,paged_refresh,preflight,request_timeout" {
 		t.Errorf("provider attributes %s: a new one needs a security review (TLS must stay verified)", got)
 	}
 	if !resp.Schema.Attributes["api_token"].IsSensitive() {
