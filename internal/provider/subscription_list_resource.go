@@ -118,7 +118,7 @@ func subscriptionListResult(ctx context.Context, req list.ListRequest, sub *clie
 	}
 	// `plan` stays null: the generated configuration names the plan by
 	// plan_id, as an import of the subscription does.
-	state, err := subscriptionState(ctx, sub, types.ObjectNull(inlinePlanAttrTypes))
+	state, err := subscriptionState(ctx, sub, noInputs())
 	if err != nil {
 		result.Diagnostics.AddError("Could not show subscription "+sub.ID, err.Error())
 		return result
