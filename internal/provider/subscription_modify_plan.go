@@ -27,11 +27,11 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if req.State.Raw.IsNull() {
 		// A create: a new subscription, or the create half of a
 		// replacement, which Terraform plans again with no prior state.
+		// ready_for_renewal stays unknown: set here, the plan of a renewal
+		// would show it unchanged (false in state, false in the new
+		// subscription's plan) and hide which attribute forces the
+		// replacement.
 		r.preflight.checkCreate(ctx, req.Config, &resp.Diagnostics)
-		if !req.Plan.Raw.IsNull() {
-			// Known at plan time: a new subscription has no expiry yet.
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, readyForRenewalPath, false)...)
-		}
 		return
 	}
 	if req.Plan.Raw.IsNull() {
