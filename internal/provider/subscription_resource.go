@@ -96,6 +96,11 @@ func subscriptionResourceSchema() schema.Schema {
 				Computed:            true,
 				PlanModifiers:       keepString,
 			},
+			// Not deprecated, though the service deprecates a subscription's
+			// planId: it is the input that names the plan to subscribe to
+			// (the create request's planId is not deprecated), and the only
+			// way to know a subscription's plan, since the service's plan
+			// object of a subscription (PlanForAttachment) has no id.
 			"plan_id": schema.StringAttribute{
 				MarkdownDescription: "Id of the plan to subscribe to; it must exist and be neither archived nor an addon. Exactly one of `plan_id` and `plan` must be set. " +
 					"When `plan` is used instead, this is set to the id of the plan the service made from it. Changing it replaces the subscription.",
