@@ -210,7 +210,7 @@ resource "mobileplan_subscription" "phone" {
 
 // A removed block with lifecycle { destroy = false } stops managing a
 // subscription on purpose, on every CLI the provider is tested with
-// (Terraform 1.7 and OpenTofu 1.7 have it): the subscription leaves state
+// (Terraform 1.11 and OpenTofu 1.12): the subscription leaves state
 // without a call to Delete and stays at the service.
 func TestAccSubscription_removedBlockForgets(t *testing.T) {
 	t.Parallel()

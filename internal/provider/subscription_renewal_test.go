@@ -305,3 +305,43 @@ output "id" {
 	}
 	tf.expectNoChanges()
 }
+
+// prevent_destroy stops a renewal, which is a replacement: the plan fails
+// and names the subscription, and nothing is created.
+func TestAccSubscription_renewalStoppedByPreventDestroy(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	config := func(prevent bool) string {
+		return withProvider(srv, fmt.Sprintf(`
+resource "mobileplan_subscription" "s" {
+  plan_id             = "plan_001"
+  early_renewal_hours = 0
+  lifecycle {
+    prevent_destroy = %t
+  }
+}
+`, prevent))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: providersAt(srv),
+		Steps: []resource.TestStep{
+			{Config: config(true)},
+			{
+				PreConfig: func() {
+					if err := srv.Activate(createdSubscriptionIDs(t, srv)[0]); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := srv.AdvanceClock(8 * 24 * 3600); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      config(true),
+				ExpectError: errorPattern("Instance cannot be destroyed"),
+			},
+			{Config: config(false), PlanOnly: true, ExpectNonEmptyPlan: true}, // leaves the test's destroy possible
+		},
+	})
+	if n := srv.Stats().Subscriptions; n != 1 {
+		t.Errorf("the service holds %d subscriptions, want only the first", n)
+	}
+}
