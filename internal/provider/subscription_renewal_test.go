@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -336,7 +337,7 @@ resource "mobileplan_subscription" "s" {
 					}
 				},
 				Config:      config(true),
-				ExpectError: errorPattern("Instance cannot be destroyed"),
+				ExpectError: regexp.MustCompile(`(Resource instance|Instance) cannot be destroyed`), // OpenTofu, Terraform
 			},
 			{Config: config(false), PlanOnly: true, ExpectNonEmptyPlan: true}, // leaves the test's destroy possible
 		},
