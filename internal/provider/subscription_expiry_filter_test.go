@@ -151,3 +151,26 @@ list "mobileplan_subscription" "century" {
 		},
 	})
 }
+
+// The list resource's expires_before, through the provider server, on any
+// CLI: exactly what expires before it, newest first; never one without
+// expire_at.
+func TestListResource_expiresBefore(t *testing.T) {
+	t.Parallel()
+	f := startExpiryFixture(t)
+	s := newListServer(t, f.srv)
+	ts := func(d time.Duration) string { return f.serviceNow.Add(d).UTC().Format(time.RFC3339) }
+	for _, tc := range []struct {
+		filters map[string]string
+		want    []string
+	}{
+		{map[string]string{"expires_before": ts(24 * time.Hour)}, []string{f.expired.ID}},
+		{map[string]string{"expires_before": ts(5 * 24 * time.Hour)}, []string{f.soon.ID, f.expired.ID}},
+		{map[string]string{"expires_before": ts(100 * 365 * 24 * time.Hour)}, []string{f.later.ID, f.soon.ID, f.expired.ID}},
+		{map[string]string{"expires_before": ts(5 * 24 * time.Hour), "state": "active"}, []string{f.soon.ID}},
+	} {
+		if got := ids(t, s.list(tc.filters, 0, false)); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%v: listed %v, want %v", tc.filters, got, tc.want)
+		}
+	}
+}
