@@ -1,7 +1,8 @@
 # Fleet health: checks that run on every `terraform plan` and `apply` and
 # warn, without failing the run, when
 #
-#   * a subscription has expired or expires within var.expiry_warning_days,
+#   * a subscription has expired or expires within var.expiry_warning_days
+#     (and how to have such subscriptions renewed instead, see below),
 #   * an active subscription has less than var.min_data_left_percent of its
 #     purchased data left,
 #   * a label of the eSIM inventory has fewer than var.min_free_esims free
@@ -74,10 +75,34 @@ locals {
   }
 }
 
+# The check below only warns. To have the subscriptions of this
+# configuration renewed instead, before they expire, by the same scheduled
+# plan and apply, give their resources early_renewal_hours. A subscription
+# inside that window (or expired) is replaced by a new one on a new eSIM,
+# which the device must be given; the old one stays at the service. With
+# destroy = false (OpenTofu 1.12 and later, Terraform 1.16 and later) the
+# plan shows the old one as forgotten, which is what happens at this service:
+#
+#   resource "mobileplan_subscription" "phone" {
+#     plan_id             = "plan_001"
+#     early_renewal_hours = var.expiry_warning_days * 24
+#
+#     lifecycle {
+#       destroy = false
+#     }
+#   }
+#
+# The new eSIM is mobileplan_subscription.phone.esim_iccid after the apply.
+# To list what expires this week without reading every subscription into
+# HCL, filter at the provider instead:
+#
+#   data "mobileplan_subscriptions" "this_week" {
+#     expires_before = timeadd(plantimestamp(), "168h")
+#   }
 check "subscriptions_expiring" {
   assert {
     condition     = length(local.expiring) == 0
-    error_message = "Subscriptions expired or expiring within ${var.expiry_warning_days} days: ${join(", ", [for id, why in local.expiring : "${id} (${why})"])}."
+    error_message = "Subscriptions expired or expiring within ${var.expiry_warning_days} days: ${join(", ", [for id, why in local.expiring : "${id} (${why})"])}. Set early_renewal_hours on a subscription's resource to have it renewed."
   }
 }
 

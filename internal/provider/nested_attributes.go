@@ -44,6 +44,9 @@ type computedAttr[T any] struct {
 type objectShape[T any] struct {
 	attrs []computedAttr[T]
 	typ   tftypes.Object // its schema's
+	// deprecated are the attributes the service deprecates, with the
+	// message the schema gives them (DeprecationMessage).
+	deprecated map[string]string
 }
 
 func newObjectShape[T any](attrs ...computedAttr[T]) *objectShape[T] {
@@ -54,25 +57,27 @@ func newObjectShape[T any](attrs ...computedAttr[T]) *objectShape[T] {
 
 func (s *objectShape[T]) resourceAttributes() map[string]rschema.Attribute {
 	return attributesOf(s, func(a computedAttr[T]) rschema.Attribute {
+		dep := s.deprecated[a.name]
 		switch a.kind {
 		case int64Attr:
-			return rschema.Int64Attribute{MarkdownDescription: a.desc, Computed: true}
+			return rschema.Int64Attribute{MarkdownDescription: a.desc, Computed: true, DeprecationMessage: dep}
 		case boolAttr:
-			return rschema.BoolAttribute{MarkdownDescription: a.desc, Computed: true}
+			return rschema.BoolAttribute{MarkdownDescription: a.desc, Computed: true, DeprecationMessage: dep}
 		}
-		return rschema.StringAttribute{MarkdownDescription: a.desc, Computed: true}
+		return rschema.StringAttribute{MarkdownDescription: a.desc, Computed: true, DeprecationMessage: dep}
 	})
 }
 
 func (s *objectShape[T]) dataSourceAttributes() map[string]dschema.Attribute {
 	return attributesOf(s, func(a computedAttr[T]) dschema.Attribute {
+		dep := s.deprecated[a.name]
 		switch a.kind {
 		case int64Attr:
-			return dschema.Int64Attribute{MarkdownDescription: a.desc, Computed: true}
+			return dschema.Int64Attribute{MarkdownDescription: a.desc, Computed: true, DeprecationMessage: dep}
 		case boolAttr:
-			return dschema.BoolAttribute{MarkdownDescription: a.desc, Computed: true}
+			return dschema.BoolAttribute{MarkdownDescription: a.desc, Computed: true, DeprecationMessage: dep}
 		}
-		return dschema.StringAttribute{MarkdownDescription: a.desc, Computed: true}
+		return dschema.StringAttribute{MarkdownDescription: a.desc, Computed: true, DeprecationMessage: dep}
 	})
 }
 
@@ -147,7 +152,7 @@ const (
 )
 
 var planDetails = []planDetail{
-	{computedAttr[client.PlanForAttachment]{"name", stringAttr, "Name of the plan (deprecated by the service).",
+	{computedAttr[client.PlanForAttachment]{"name", stringAttr, "Name of the plan. Deprecated by the service.",
 		func(p *client.PlanForAttachment) tftypes.Value { return stringOrNull(p.Name) }},
 		func(p *client.Plan) tftypes.Value { return stringValue(p.Name) }, "Name of the plan."},
 	{computedAttr[client.PlanForAttachment]{"data_megabytes", int64Attr, "Data allocation in megabytes.",
@@ -179,13 +184,21 @@ var planDetails = []planDetail{
 }
 
 // planDetailsShape is plan_details, a subscription's copy of its plan.
-var planDetailsShape = newObjectShape(func() []computedAttr[client.PlanForAttachment] {
+var planDetailsShape = func() *objectShape[client.PlanForAttachment] {
 	out := make([]computedAttr[client.PlanForAttachment], len(planDetails))
 	for i, d := range planDetails {
 		out[i] = d.computedAttr
 	}
-	return out
-}()...)
+	s := newObjectShape(out...)
+	s.deprecated = map[string]string{"name": planNameDeprecation}
+	return s
+}()
+
+// planNameDeprecation: the service deprecates `name` of a subscription's
+// plan (PlanForAttachment), not of the plan itself, which the plan data
+// sources show without one.
+const planNameDeprecation = "The service deprecates the name of a subscription's plan (plan.name); it may stop sending it, and this attribute would then be null. " +
+	"Tell plans apart by plan_id, or read the name from the mobileplan_plan data source."
 
 // planShape is a plan as the plan data sources show it: the details a
 // subscription also shows of its plan, and what only the plan itself has.

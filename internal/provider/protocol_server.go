@@ -5,6 +5,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -14,7 +15,13 @@ import (
 // takes it: the framework's, with unchanged plans of mobileplan_subscription
 // answered in front of it (see unchangedPlan).
 func NewProtocol6(lifetime context.Context, version string) func() tfprotov6.ProviderServer {
-	framework := providerserver.NewProtocol6(NewWithLifetime(lifetime, version)())
+	return protocol6(NewWithLifetime(lifetime, version))
+}
+
+// protocol6 is NewProtocol6 of any constructor of this provider: tests give
+// one with their own clock (clock.go).
+func protocol6(p func() provider.Provider) func() tfprotov6.ProviderServer {
+	framework := providerserver.NewProtocol6(p())
 	return func() tfprotov6.ProviderServer {
 		s := framework()
 		full, ok := s.(frameworkServer)
@@ -133,7 +140,10 @@ func (s *protocolServer) PlanResourceChange(ctx context.Context, req *tfprotov6.
 //   - computed attributes are marked unknown only when the two differ;
 //   - every attribute plan modifier is UseStateForUnknown, which changes a
 //     value only when the plan's is unknown, and then to the state's, the same;
-//   - ModifyPlan returns at once when they are equal;
+//   - ModifyPlan returns at once when they are equal, unless the
+//     subscription may be due for renewal: time alone makes it due, so
+//     states with early_renewal_hours and expire_at set (renewalPossible)
+//     are the framework's, as is the clock ModifyPlan compares them with;
 //   - the provider never defers, and sets no private state.
 //
 // Each rule is a test (unchanged_plan_rules_test.go) that fails on a change
@@ -152,7 +162,7 @@ func (s *protocolServer) unchangedPlan(ctx context.Context, req *tfprotov6.PlanR
 		return nil, false
 	}
 	prior, proposed := req.PriorState.MsgPack, req.ProposedNewState.MsgPack
-	if len(prior) == 0 || isMsgPackNil(prior) || !bytes.Equal(prior, proposed) {
+	if len(prior) == 0 || isMsgPackNil(prior) || !bytes.Equal(prior, proposed) || renewalPossible(prior) {
 		return nil, false
 	}
 	s.identityOnce.Do(func() { s.identity = s.identityOf(ctx, subscriptionType) })

@@ -50,6 +50,9 @@ type mobileplanProvider struct {
 	// provider binary. Terraform's own cancellation arrives with each
 	// request's context.
 	lifetime context.Context
+	// now is the clock renewal compares expire_at with: nil is the wall
+	// clock (see clock.go).
+	now func() time.Time
 }
 
 // New returns a constructor of the provider, as providerserver wants it.
@@ -202,7 +205,7 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	pagedRefresh := cfg.PagedRefresh.IsNull() || cfg.PagedRefresh.IsUnknown() || cfg.PagedRefresh.ValueBool()
 	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": cc.RequestTimeout.String(), "preflight": mode, "paged_refresh": pagedRefresh, "max_requests_per_second": maxRPS})
-	data := &providerData{client: c, preflight: newPreflight(c, mode), refresh: newPagedRefresh(c, pagedRefresh)}
+	data := &providerData{client: c, preflight: newPreflight(c, mode), refresh: newPagedRefresh(c, pagedRefresh), now: p.clock()}
 	resp.DataSourceData, resp.ResourceData, resp.ListResourceData = data, data, data
 }
 

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -18,6 +19,7 @@ type providerData struct {
 	client    *client.Client
 	preflight *preflight
 	refresh   *pagedRefresh
+	now       func() time.Time // never nil once configured
 }
 
 // providerDataFrom takes the provider's data out of a Configure request's

@@ -54,7 +54,9 @@ func subscriptionDataSourceAttributes(idRequired bool) map[string]dschema.Attrib
 		id = dschema.StringAttribute{MarkdownDescription: "Id of the subscription to read.", Required: true, Validators: notEmpty()}
 	}
 	return map[string]dschema.Attribute{
-		"id":           id,
+		"id": id,
+		// Not deprecated with the service's planId: plan_details has no
+		// id, so this is the only way to know the plan (see the resource).
 		"plan_id":      dschema.StringAttribute{MarkdownDescription: descSubscriptionPlanID, Computed: true},
 		"esim_iccid":   dschema.StringAttribute{MarkdownDescription: descEsimICCID, Computed: true},
 		"state":        dschema.StringAttribute{MarkdownDescription: descState, Computed: true},

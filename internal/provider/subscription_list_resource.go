@@ -34,9 +34,10 @@ func newSubscriptionListResource() list.ListResource { return &subscriptionListR
 type subscriptionListResource struct{ client *client.Client }
 
 type subscriptionListConfigModel struct {
-	State     types.String `tfsdk:"state"`
-	PlanID    types.String `tfsdk:"plan_id"`
-	EsimICCID types.String `tfsdk:"esim_iccid"`
+	State         types.String `tfsdk:"state"`
+	PlanID        types.String `tfsdk:"plan_id"`
+	EsimICCID     types.String `tfsdk:"esim_iccid"`
+	ExpiresBefore types.String `tfsdk:"expires_before"`
 }
 
 func (l *subscriptionListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -64,6 +65,11 @@ func (l *subscriptionListResource) ListResourceConfigSchema(_ context.Context, _
 				Optional:            true,
 				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
+			"expires_before": lschema.StringAttribute{
+				MarkdownDescription: expiresBeforeDescription,
+				Optional:            true,
+				Validators:          []validator.String{rfc3339Validator{}},
+			},
 		},
 	}
 }
@@ -84,8 +90,13 @@ func (l *subscriptionListResource) List(ctx context.Context, req list.ListReques
 			"The mobileplan provider has no client to list subscriptions with; configure it with base_url and api_token.")})
 		return
 	}
+	expiry := parseExpiresBefore(cfg.ExpiresBefore, &diags)
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
 	keep := func(s client.Subscription) bool {
-		return matches(cfg.State, &s.State) && matches(cfg.PlanID, &s.PlanID) && matches(cfg.EsimICCID, &s.EsimICCID)
+		return matches(cfg.State, &s.State) && matches(cfg.PlanID, &s.PlanID) && matches(cfg.EsimICCID, &s.EsimICCID) && expiry.keep(&s)
 	}
 	stream.Results = func(push func(list.ListResult) bool) {
 		var sent int64
@@ -118,7 +129,7 @@ func subscriptionListResult(ctx context.Context, req list.ListRequest, sub *clie
 	}
 	// `plan` stays null: the generated configuration names the plan by
 	// plan_id, as an import of the subscription does.
-	state, err := subscriptionState(ctx, sub, types.ObjectNull(inlinePlanAttrTypes))
+	state, err := subscriptionState(ctx, sub, noInputs())
 	if err != nil {
 		result.Diagnostics.AddError("Could not show subscription "+sub.ID, err.Error())
 		return result

@@ -296,6 +296,7 @@ func TestListResource_validatesFilters(t *testing.T) {
 	}{
 		{map[string]string{"state": "gone"}, `value must be one of`},
 		{map[string]string{"plan_id": ""}, `length must be at least 1`},
+		{map[string]string{"expires_before": "next week"}, `expires_before must be an RFC 3339 timestamp`},
 	} {
 		set := map[string]tftypes.Value{}
 		for k, v := range tc.filters {

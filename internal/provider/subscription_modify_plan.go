@@ -2,28 +2,47 @@ package provider
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
 )
 
 // ModifyPlan decides replacement in one place, because whether the plan a
 // subscription was made from has changed depends on two attributes at once:
 // a configuration in the inline form must be compared with `plan_details`
 // after an import (Read cannot know which form made the subscription), and
-// switching between the forms for the same plan is no change at all. It also
-// warns, at plan time, about what the service cannot do: delete a
-// subscription, so that replacing or destroying one leaves it running. For a
-// create it runs the preflight (preflight.go).
+// switching between the forms for the same plan is no change at all. It
+// renews a subscription that early_renewal_hours finds due
+// (subscription_renewal.go), which only time makes due, so it is checked
+// on plans equal to the prior state too. It also warns, at plan time, about
+// what the service cannot do: delete a subscription, so that replacing or
+// destroying one leaves it running. For a create it runs the preflight
+// (preflight.go).
 func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() {
 		// A create: a new subscription, or the create half of a
 		// replacement, which Terraform plans again with no prior state.
+		// ready_for_renewal stays unknown: set here, the plan of a renewal
+		// would show it unchanged (false in state, false in the new
+		// subscription's plan) and hide which attribute forces the
+		// replacement.
 		r.preflight.checkCreate(ctx, req.Config, &resp.Diagnostics)
 		return
+	}
+	if req.Plan.Raw.IsNull() {
+		var id, iccid types.String
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("id"), &id)...)
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("esim_iccid"), &iccid)...)
+		resp.Diagnostics.Append(diagnostics.DestroyOnlyForgets(id.ValueString(), iccid.ValueString()))
+		return
+	}
+	if r.renewIfDue(ctx, req, resp) || resp.Diagnostics.HasError() {
+		return // a renewal replaces the subscription whatever else changed
 	}
 	if req.Plan.Raw.Equal(req.State.Raw) {
 		return // nothing changes: the common case of every refresh-and-plan
@@ -31,12 +50,6 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 	var state subscriptionResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
-		return
-	}
-	if req.Plan.Raw.IsNull() {
-		resp.Diagnostics.AddWarning("Destroying a subscription only removes it from state",
-			fmt.Sprintf("The service has no way to delete a subscription: %s (eSIM %s) will keep running at the service after it is removed from Terraform state.",
-				state.ID.ValueString(), state.EsimICCID.ValueString()))
 		return
 	}
 	var config subscriptionResourceModel
@@ -56,18 +69,10 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 	if unknown {
-		resp.Diagnostics.AddAttributeWarning(at, "Replacing a subscription whose plan is known only after apply",
-			fmt.Sprintf("The plan of subscription %s comes from a value Terraform will know only during apply, so it must assume the plan changes and "+
-				"replace the subscription, even if the value turns out the same. The new subscription takes another eSIM, and %s (eSIM %s) keeps running at the service. "+
-				"Make the value known at plan time (for example, do not make the data source that supplies it depend on a resource with pending changes), "+
-				"or add lifecycle { ignore_changes = [plan_id, plan] } to keep this subscription.",
-				state.ID.ValueString(), state.ID.ValueString(), state.EsimICCID.ValueString()))
+		resp.Diagnostics.Append(diagnostics.ReplaceUnknownPlan(at, state.ID.ValueString(), state.EsimICCID.ValueString()))
 		return
 	}
-	resp.Diagnostics.AddAttributeWarning(at, "Replacing a subscription leaves the old one running",
-		fmt.Sprintf("The plan of subscription %s changed, and the service can neither change nor delete a subscription. Applying creates a new subscription, "+
-			"which takes another eSIM from the inventory, and removes %s (eSIM %s) from Terraform state only: it will keep running at the service.",
-			state.ID.ValueString(), state.ID.ValueString(), state.EsimICCID.ValueString()))
+	resp.Diagnostics.Append(diagnostics.ReplaceLeavesOld(at, state.ID.ValueString(), state.EsimICCID.ValueString()))
 }
 
 // planChanged reports whether the configuration describes another plan than

@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
@@ -39,11 +42,14 @@ type subscriptionResource struct {
 	client    *client.Client
 	preflight *preflight
 	refresh   *pagedRefresh
+	now       func() time.Time // renewal's clock; nil is the wall clock
 }
 
 type subscriptionResourceModel struct {
 	subscriptionAttrs
-	Plan types.Object `tfsdk:"plan"`
+	Plan              types.Object `tfsdk:"plan"`
+	EarlyRenewalHours types.Int64  `tfsdk:"early_renewal_hours"`
+	ReadyForRenewal   types.Bool   `tfsdk:"ready_for_renewal"`
 }
 
 func (r *subscriptionResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -64,17 +70,37 @@ func subscriptionResourceSchema() schema.Schema {
 	keepObject := []planmodifier.Object{objectplanmodifier.UseStateForUnknown()}
 
 	return schema.Schema{
-		Version: 1, // 0 had remaining_allowance: see UpgradeState
+		Version: 2, // 0 had remaining_allowance, 1 no renewal: see UpgradeState
 		MarkdownDescription: "A mobile-plan subscription: the service assigns an eSIM of the account's inventory to a plan.\n\n" +
 			"Give exactly one of `plan_id` (an existing plan) or `plan` (a plan described inline). The service has no update " +
 			"and no delete of subscriptions: changing the plan replaces the subscription, and destroying it only removes it " +
-			"from Terraform state while it keeps running at the service (Terraform shows a warning in both cases).",
+			"from Terraform state while it keeps running at the service (Terraform shows a warning in both cases). " +
+			"With `early_renewal_hours` set, a subscription that has expired, or expires within that many hours, is replaced by a new one.",
 		Attributes: map[string]schema.Attribute{
+			"early_renewal_hours": schema.Int64Attribute{
+				MarkdownDescription: "Renew the subscription this many hours before it expires: once the refreshed subscription is `expired`, or `active` with `expire_at` " +
+					"less than this many hours ahead, the plan sets `ready_for_renewal` and replaces the subscription. The new subscription takes a new eSIM " +
+					"(a new ICCID, which the device must be given), and the old one stays at the service and leaves Terraform state. " +
+					"`0` renews only once the subscription has expired. Unset (the default), a subscription is never renewed. " +
+					"A subscription not yet active has no `expire_at` and is never renewed. Changing it changes nothing at the service.",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.AtLeast(0)},
+			},
+			"ready_for_renewal": schema.BoolAttribute{
+				MarkdownDescription: "`false` in state; a plan sets it to `true`, which replaces the subscription, when `early_renewal_hours` is set and the subscription is due for renewal.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
+			},
 			"id": schema.StringAttribute{
 				MarkdownDescription: descID,
 				Computed:            true,
 				PlanModifiers:       keepString,
 			},
+			// Not deprecated, though the service deprecates a subscription's
+			// planId: it is the input that names the plan to subscribe to
+			// (the create request's planId is not deprecated), and the only
+			// way to know a subscription's plan, since the service's plan
+			// object of a subscription (PlanForAttachment) has no id.
 			"plan_id": schema.StringAttribute{
 				MarkdownDescription: "Id of the plan to subscribe to; it must exist and be neither archived nor an addon. Exactly one of `plan_id` and `plan` must be set. " +
 					"When `plan` is used instead, this is set to the id of the plan the service made from it. Changing it replaces the subscription.",
@@ -108,34 +134,52 @@ func subscriptionResourceSchema() schema.Schema {
 // UpgradeState brings a state of an earlier schema to the current one.
 // Version 0 also held remaining_allowance, a usage counter that changed
 // whenever the eSIM used data, so every refresh of a subscription in use
-// reported drift; usage is read from the data sources now.
+// reported drift; usage is read from the data sources now. Version 1 had
+// no renewal: its states get early_renewal_hours unset and
+// ready_for_renewal false, what a read would store, so that the first
+// refresh after the upgrade reports no change.
 func (r *subscriptionResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	v0 := subscriptionResourceSchemaV0()
+	v0, v1 := subscriptionResourceSchemaV0(), subscriptionResourceSchemaV1()
 	return map[int64]resource.StateUpgrader{
-		0: {PriorSchema: &v0, StateUpgrader: upgradeSubscriptionStateV0},
+		0: {PriorSchema: &v0, StateUpgrader: upgradeSubscriptionState},
+		1: {PriorSchema: &v1, StateUpgrader: upgradeSubscriptionState},
 	}
 }
 
-// subscriptionResourceSchemaV0 is the schema of version 0: today's with
-// remaining_allowance. Give it its own attributes once a later version
-// changes another one.
-func subscriptionResourceSchemaV0() schema.Schema {
+// subscriptionResourceSchemaV1 is the schema of version 1: today's without
+// renewal. Give it its own attributes once a later version changes another
+// one.
+func subscriptionResourceSchemaV1() schema.Schema {
 	s := subscriptionResourceSchema()
+	s.Version = 1
+	attrs := maps.Clone(s.Attributes)
+	delete(attrs, "early_renewal_hours")
+	delete(attrs, "ready_for_renewal")
+	s.Attributes = attrs
+	return s
+}
+
+// subscriptionResourceSchemaV0 is the schema of version 0: version 1's with
+// remaining_allowance.
+func subscriptionResourceSchemaV0() schema.Schema {
+	s := subscriptionResourceSchemaV1()
 	s.Version = 0
-	attrs := make(map[string]schema.Attribute, len(s.Attributes)+1)
-	maps.Copy(attrs, s.Attributes)
+	attrs := maps.Clone(s.Attributes)
 	attrs["remaining_allowance"] = schema.SingleNestedAttribute{Computed: true, Attributes: allowanceShape.resourceAttributes()}
 	s.Attributes = attrs
 	return s
 }
 
-func upgradeSubscriptionStateV0(_ context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+// upgradeSubscriptionState upgrades a state of version 0 or 1.
+func upgradeSubscriptionState(_ context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
 	var attrs map[string]tftypes.Value
 	if err := req.State.Raw.As(&attrs); err != nil {
 		resp.Diagnostics.AddError("Could not upgrade the subscription's state", err.Error())
 		return
 	}
 	delete(attrs, "remaining_allowance")
+	attrs["early_renewal_hours"] = tftypes.NewValue(tftypes.Number, nil)
+	attrs["ready_for_renewal"] = tftypes.NewValue(tftypes.Bool, false)
 	resp.State.Raw = tftypes.NewValue(subscriptionStateType, attrs)
 }
 
@@ -147,7 +191,7 @@ func (r *subscriptionResource) ConfigValidators(context.Context) []resource.Conf
 
 func (r *subscriptionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	data := providerDataFrom(req.ProviderData, &resp.Diagnostics)
-	r.client, r.preflight, r.refresh = data.client, data.preflight, data.refresh
+	r.client, r.preflight, r.refresh, r.now = data.client, data.preflight, data.refresh, data.now
 }
 
 func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -179,7 +223,7 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 		resp.Diagnostics.Append(diagnostics.APIError("Could not create subscription", err, attr))
 		return
 	}
-	newState, err := subscriptionState(ctx, sub, plan.Plan) // resp.State.Set's value, without its reflection
+	newState, err := subscriptionState(ctx, sub, plan) // resp.State.Set's value, without its reflection
 	if err != nil {
 		resp.Diagnostics.AddError("Could not store subscription "+sub.ID, err.Error())
 		return
@@ -189,7 +233,7 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 }
 
 func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, err := subscriptionStateKept(ctx, req.State.Raw) // the id and plan only: State.Get's reflection cost more
+	state, err := subscriptionStateKept(ctx, req.State.Raw) // the id and inputs only: State.Get's reflection cost more
 	if err != nil {
 		resp.Diagnostics.AddError("Could not read the subscription's state", err.Error())
 		return
@@ -212,7 +256,7 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.Append(diagnostics.APIError("Could not read subscription "+id, err, path.Empty()))
 		return
 	}
-	newState, err := subscriptionState(ctx, sub, state.Plan) // resp.State.Set's value, without its reflection
+	newState, err := subscriptionState(ctx, sub, state) // resp.State.Set's value, without its reflection
 	if err != nil {
 		resp.Diagnostics.AddError("Could not store subscription "+id, err.Error())
 		return
@@ -221,9 +265,9 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 }
 
 // Update is reached only when `plan` is written into state without a change
-// of the plan it describes: after an import, or when switching between the
-// two input forms for the same plan. Nothing changes at the service, so it
-// calls no API.
+// of the plan it describes (after an import, or when switching between the
+// two input forms for the same plan), or when early_renewal_hours changes.
+// Nothing changes at the service, so it calls no API.
 func (r *subscriptionResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state subscriptionResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -231,15 +275,16 @@ func (r *subscriptionResource) Update(ctx context.Context, req resource.UpdateRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state.Plan = plan.Plan
+	state.Plan, state.EarlyRenewalHours = plan.Plan, plan.EarlyRenewalHours
+	state.ReadyForRenewal = types.BoolValue(false)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	resp.Diagnostics.Append(setSubscriptionIdentity(ctx, resp.Identity, state.ID)...)
 }
 
+// Delete calls no API: the service cannot delete a subscription. Under
+// lifecycle { destroy = false } the CLI does not call it at all.
 func (r *subscriptionResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state subscriptionResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	resp.Diagnostics.AddWarning("Subscription still exists at the service",
-		fmt.Sprintf("The service has no way to delete a subscription, so %s (eSIM %s) was only removed from Terraform state and keeps running at the service. "+
-			"Bring it back under Terraform with `terraform import` if needed.", state.ID.ValueString(), state.EsimICCID.ValueString()))
+	resp.Diagnostics.Append(diagnostics.StillAtService(state.ID.ValueString(), state.EsimICCID.ValueString()))
 }

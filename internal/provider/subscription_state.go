@@ -40,27 +40,35 @@ func subscriptionValues(sub *client.Subscription) map[string]tftypes.Value {
 	}
 }
 
-// subscriptionState is the resource's state for sub, with the `plan` input
-// as given: what resp.State.Set of the model would store, built directly.
+// subscriptionState is the resource's state for sub, with the inputs the
+// service does not keep (`plan`, `early_renewal_hours`) taken from in, and
+// ready_for_renewal false: it is true only in a plan that renews. This is
+// what resp.State.Set of the model would store, built directly.
 // State.Set reflects over the model and converts each attribute through the
 // framework's types, which was 8% of the provider's CPU time in a
 // refreshing plan; this is a fifth of its allocations.
 // TestSubscriptionState_isWhatStateSetStores compares the two.
-func subscriptionState(ctx context.Context, sub *client.Subscription, plan types.Object) (tftypes.Value, error) {
-	planValue, err := plan.ToTerraformValue(ctx)
+func subscriptionState(ctx context.Context, sub *client.Subscription, in subscriptionResourceModel) (tftypes.Value, error) {
+	planValue, err := in.Plan.ToTerraformValue(ctx)
+	if err != nil {
+		return tftypes.Value{}, err
+	}
+	hours, err := in.EarlyRenewalHours.ToTerraformValue(ctx)
 	if err != nil {
 		return tftypes.Value{}, err
 	}
 	attrs := subscriptionValues(sub)
 	attrs["plan"] = planValue
+	attrs["early_renewal_hours"] = hours
+	attrs["ready_for_renewal"] = boolValue(false)
 	return tftypes.NewValue(subscriptionStateType, attrs), nil
 }
 
-// subscriptionStateKept reads from a state the two attributes Read keeps:
-// the id, to read the subscription by, and the `plan` input, which the
-// service does not return. The rest of the model is left null. Read's
-// req.State.Get of the whole model reflected over every attribute, a tenth
-// of the provider's CPU time in a refreshing plan.
+// subscriptionStateKept reads from a state the attributes Read keeps: the
+// id, to read the subscription by, and the inputs the service does not
+// return, `plan` and `early_renewal_hours`. The rest of the model is left
+// null. Read's req.State.Get of the whole model reflected over every
+// attribute, a tenth of the provider's CPU time in a refreshing plan.
 // TestSubscriptionStateKept_sameAsStateGet compares the two.
 func subscriptionStateKept(ctx context.Context, raw tftypes.Value) (subscriptionResourceModel, error) {
 	var model subscriptionResourceModel
@@ -76,6 +84,15 @@ func subscriptionStateKept(ctx context.Context, raw tftypes.Value) (subscription
 	if err != nil {
 		return model, err
 	}
-	model.ID, model.Plan = id.(types.String), plan.(types.Object)
+	hours, err := types.Int64Type.ValueFromTerraform(ctx, attrs["early_renewal_hours"])
+	if err != nil {
+		return model, err
+	}
+	model.ID, model.Plan, model.EarlyRenewalHours = id.(types.String), plan.(types.Object), hours.(types.Int64)
 	return model, nil
+}
+
+// noInputs are the inputs of a subscription Terraform did not make: none.
+func noInputs() subscriptionResourceModel {
+	return subscriptionResourceModel{Plan: types.ObjectNull(inlinePlanAttrTypes), EarlyRenewalHours: types.Int64Null()}
 }

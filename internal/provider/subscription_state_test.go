@@ -40,7 +40,11 @@ func TestSubscriptionState_isWhatStateSetStores(t *testing.T) {
 				"coverage_id": types.StringValue("cov-eu"), "data_mbs": types.Int64Value(f.rng.Int64()), "period_days": types.Int64Value(30),
 			})
 		}
-		got, err := subscriptionState(ctx, &sub, plan)
+		in := subscriptionResourceModel{Plan: plan, EarlyRenewalHours: types.Int64Null()}
+		if f.rng.IntN(2) == 0 {
+			in.EarlyRenewalHours = types.Int64Value(f.rng.Int64N(1000))
+		}
+		got, err := subscriptionState(ctx, &sub, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,6 +62,33 @@ func TestSubscriptionState_isWhatStateSetStores(t *testing.T) {
 		gotDV, err2 := tfprotov6.NewDynamicValue(subscriptionStateType, got)
 		if err1 != nil || err2 != nil || (len(sub.Metadata) < 2 && string(wantDV.MsgPack) != string(gotDV.MsgPack)) {
 			t.Fatalf("answer %d: encodings differ (%v, %v)", i, err1, err2)
+		}
+	}
+}
+
+// What Read keeps of a state, read directly, is what the framework's
+// State.Get reads into the model for those attributes: on random states,
+// nulls at any level included.
+func TestSubscriptionStateKept_sameAsStateGet(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	schema := subscriptionResourceSchema()
+	rng := rand.New(rand.NewPCG(27, 1)) //nolint:gosec // test data, reproducible
+	for i := range 300 {
+		raw := randomValue(rng, subscriptionStateType, false)
+		if raw.IsNull() {
+			continue
+		}
+		got, err := subscriptionStateKept(ctx, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want subscriptionResourceModel
+		if diags := (tfsdk.State{Schema: schema, Raw: raw}).Get(ctx, &want); diags.HasError() {
+			t.Fatal(diags)
+		}
+		if !got.ID.Equal(want.ID) || !got.Plan.Equal(want.Plan) || !got.EarlyRenewalHours.Equal(want.EarlyRenewalHours) {
+			t.Fatalf("state %d: kept id %s plan %s hours %s; State.Get %s %s %s", i, got.ID, got.Plan, got.EarlyRenewalHours, want.ID, want.Plan, want.EarlyRenewalHours)
 		}
 	}
 }

@@ -68,7 +68,8 @@ func schemaV0State(t *testing.T) string {
 
 // A state written by the previous release (schema version 0, with
 // remaining_allowance) refreshes and plans with no changes through the CLI;
-// the refreshed state is version 1, the same but for remaining_allowance;
+// the refreshed state is version 2, the same but for remaining_allowance
+// and with renewal off (early_renewal_hours unset, ready_for_renewal false);
 // and data used afterwards is no drift.
 func TestCLI_stateOfThePreviousSchemaPlansNoChanges(t *testing.T) {
 	t.Parallel()
@@ -99,13 +100,18 @@ func TestCLI_stateOfThePreviousSchemaPlansNoChanges(t *testing.T) {
 	}
 	for name, old := range before {
 		now := after[name]
-		if old.SchemaVersion != 0 || now.SchemaVersion != 1 {
-			t.Errorf("%s: schema version %d, then %d; want 0, then 1", name, old.SchemaVersion, now.SchemaVersion)
+		if old.SchemaVersion != 0 || now.SchemaVersion != 2 {
+			t.Errorf("%s: schema version %d, then %d; want 0, then 2", name, old.SchemaVersion, now.SchemaVersion)
 		}
 		if _, ok := now.Attributes["remaining_allowance"]; ok {
 			t.Errorf("%s: remaining_allowance is still in the state", name)
 		}
 		delete(old.Attributes, "remaining_allowance")
+		if hours, ready := now.Attributes["early_renewal_hours"], now.Attributes["ready_for_renewal"]; hours != nil || ready != false {
+			t.Errorf("%s: early_renewal_hours %v, ready_for_renewal %v; want null, false", name, hours, ready)
+		}
+		delete(now.Attributes, "early_renewal_hours")
+		delete(now.Attributes, "ready_for_renewal")
 		if o, n := jsonText(t, old.Attributes), jsonText(t, now.Attributes); o != n {
 			t.Errorf("%s: attributes changed in the upgrade:\nbefore %s\nafter  %s", name, o, n)
 		}
@@ -119,7 +125,7 @@ func TestCLI_stateOfThePreviousSchemaPlansNoChanges(t *testing.T) {
 
 // Through the provider server, without a CLI: the previous release's state
 // of each subscription upgrades to the same values without
-// remaining_allowance, a read of it changes nothing, and the plan that
+// remaining_allowance and with renewal off, a read of it changes nothing, and the plan that
 // follows is the fast path's, the same as the framework's.
 func TestUpgradeResourceState_previousSchema(t *testing.T) {
 	t.Parallel()
@@ -134,14 +140,22 @@ func TestUpgradeResourceState_previousSchema(t *testing.T) {
 		if err != nil || len(resp.Diagnostics) > 0 {
 			t.Fatalf("%s: upgrade: %v %s", name, err, diagText(resp.Diagnostics))
 		}
-		// The state as version 1 sees it: the same JSON, the attribute it
-		// no longer has left out.
+		// The state as version 2 sees it: the same JSON, the attribute it
+		// no longer has left out,
 		want, err := (&tfprotov6.RawState{JSON: raw}).UnmarshalWithOpts(h.typ, tfprotov6.UnmarshalOpts{
 			ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
+		// and renewal, which version 2 added, as a read stores it: unset,
+		// not ready.
+		var attrs map[string]tftypes.Value
+		if err := want.As(&attrs); err != nil {
+			t.Fatal(err)
+		}
+		attrs["ready_for_renewal"] = tftypes.NewValue(tftypes.Bool, false)
+		want = tftypes.NewValue(h.typ, attrs)
 		if got := h.value(t, resp.UpgradedState); !got.Equal(want) {
 			t.Errorf("%s: upgraded to\n%s\nwant\n%s", name, got, want)
 		}

@@ -23,6 +23,7 @@ type subscriptionsDataSource struct{ baseDataSource }
 type subscriptionsDataSourceModel struct {
 	State         types.String   `tfsdk:"state"`
 	PlanID        types.String   `tfsdk:"plan_id"`
+	ExpiresBefore types.String   `tfsdk:"expires_before"`
 	MaxItems      types.Int64    `tfsdk:"max_items"`
 	IDs           []string       `tfsdk:"ids"`
 	Subscriptions []types.Object `tfsdk:"subscriptions"`
@@ -42,10 +43,11 @@ func (d *subscriptionsDataSource) Schema(_ context.Context, _ datasource.SchemaR
 				Optional:            true,
 				Validators:          []validator.String{stringvalidator.OneOf(client.StateReady, client.StateActive, client.StateExpired)},
 			},
-			"plan_id":       dschema.StringAttribute{MarkdownDescription: "Keep only subscriptions made from this plan.", Optional: true, Validators: notEmpty()},
-			"max_items":     maxItemsAttribute(),
-			"ids":           keysAttribute("Ids of the subscriptions found, in the same order as `subscriptions`."),
-			"subscriptions": itemsAttribute("The subscriptions found, newest first.", subscriptionDataSourceAttributes(false)),
+			"plan_id":        dschema.StringAttribute{MarkdownDescription: "Keep only subscriptions made from this plan.", Optional: true, Validators: notEmpty()},
+			"expires_before": dschema.StringAttribute{MarkdownDescription: expiresBeforeDescription, Optional: true, Validators: []validator.String{rfc3339Validator{}}},
+			"max_items":      maxItemsAttribute(),
+			"ids":            keysAttribute("Ids of the subscriptions found, in the same order as `subscriptions`."),
+			"subscriptions":  itemsAttribute("The subscriptions found, newest first.", subscriptionDataSourceAttributes(false)),
 		},
 	}
 }
@@ -56,8 +58,12 @@ func (d *subscriptionsDataSource) Read(ctx context.Context, req datasource.ReadR
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	expiry := parseExpiresBefore(cfg.ExpiresBefore, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	keep := func(s client.Subscription) bool {
-		return matches(cfg.State, &s.State) && matches(cfg.PlanID, &s.PlanID)
+		return matches(cfg.State, &s.State) && matches(cfg.PlanID, &s.PlanID) && expiry.keep(&s)
 	}
 	cfg.Subscriptions, cfg.IDs = listing[client.Subscription, types.Object]{
 		what: "subscriptions", seq: d.client.Subscriptions(ctx), keep: keep, maxItems: cfg.MaxItems,

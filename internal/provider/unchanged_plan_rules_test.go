@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -181,11 +182,12 @@ func TestUnchangedPlanHazards_findsEachHazard(t *testing.T) {
 	}
 }
 
-// ModifyPlan, given a plan equal to the prior state, leaves the plan as it
-// is and sets nothing: no diagnostic, no replacement, no deferral, no
-// identity change, no private state (it gets none to write to, so a write
-// would be a diagnostic). The resource is not configured: a ModifyPlan that
-// reached for the service here would panic.
+// ModifyPlan, given a plan equal to the prior state of a subscription that
+// cannot be due for renewal (the states unchangedPlan answers), leaves the
+// plan as it is and sets nothing, at any time: no diagnostic, no
+// replacement, no deferral, no identity change, no private state (it gets
+// none to write to, so a write would be a diagnostic). The resource is not
+// configured: a ModifyPlan that reached for the service here would panic.
 func TestSubscriptionModifyPlan_doesNothingWhenPlanEqualsState(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -195,40 +197,116 @@ func TestSubscriptionModifyPlan_doesNothingWhenPlanEqualsState(t *testing.T) {
 	identitySchema := subscriptionIdentitySchema()
 	identityType := identitySchema.Type().TerraformType(ctx)
 	rng := rand.New(rand.NewPCG(18, 1)) //nolint:gosec // test data, reproducible
-	for i := range 300 {
+	checked := 0
+	for i := 0; checked < 150; i++ {
 		state := randomValue(rng, typ, false)
-		if state.IsNull() {
+		if state.IsNull() || renewalPossible(h.dv(t, state).MsgPack) {
 			continue
 		}
+		checked++
 		identity := tftypes.NewValue(identityType, map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, fmt.Sprintf("sub_%d", i))})
 		for j, config := range []tftypes.Value{configOf(h, state), randomValue(rng, typ, true)} {
-			req := resource.ModifyPlanRequest{
-				Config:             tfsdk.Config{Schema: s, Raw: config},
-				State:              tfsdk.State{Schema: s, Raw: state},
-				Plan:               tfsdk.Plan{Schema: s, Raw: state.Copy()},
-				Identity:           &tfsdk.ResourceIdentity{Schema: identitySchema, Raw: identity},
-				ClientCapabilities: resource.ModifyPlanClientCapabilities{DeferralAllowed: true},
-			}
-			resp := resource.ModifyPlanResponse{
-				Plan:     tfsdk.Plan{Schema: s, Raw: state.Copy()},
-				Identity: &tfsdk.ResourceIdentity{Schema: identitySchema, Raw: identity.Copy()},
-			}
-			(&subscriptionResource{}).ModifyPlan(ctx, req, &resp)
-			switch {
-			case !resp.Plan.Raw.Equal(state):
-				t.Fatalf("state %d config %d: plan changed to %s", i, j, resp.Plan.Raw)
-			case len(resp.Diagnostics) > 0:
-				t.Fatalf("state %d config %d: diagnostics %v", i, j, resp.Diagnostics)
-			case len(resp.RequiresReplace) > 0:
-				t.Fatalf("state %d config %d: requires replace %v", i, j, resp.RequiresReplace)
-			case resp.Deferred != nil:
-				t.Fatalf("state %d config %d: deferred %v", i, j, resp.Deferred)
-			case resp.Private != nil:
-				t.Fatalf("state %d config %d: private state set", i, j)
-			case !resp.Identity.Raw.Equal(identity):
-				t.Fatalf("state %d config %d: identity changed to %s", i, j, resp.Identity.Raw)
+			for _, now := range []int64{0, 1 << 50} {
+				req := resource.ModifyPlanRequest{
+					Config:             tfsdk.Config{Schema: s, Raw: config},
+					State:              tfsdk.State{Schema: s, Raw: state},
+					Plan:               tfsdk.Plan{Schema: s, Raw: state.Copy()},
+					Identity:           &tfsdk.ResourceIdentity{Schema: identitySchema, Raw: identity},
+					ClientCapabilities: resource.ModifyPlanClientCapabilities{DeferralAllowed: true},
+				}
+				resp := resource.ModifyPlanResponse{
+					Plan:     tfsdk.Plan{Schema: s, Raw: state.Copy()},
+					Identity: &tfsdk.ResourceIdentity{Schema: identitySchema, Raw: identity.Copy()},
+				}
+				(&subscriptionResource{now: fixedClock(now)}).ModifyPlan(ctx, req, &resp)
+				switch {
+				case !resp.Plan.Raw.Equal(state):
+					t.Fatalf("state %d config %d: plan changed to %s", i, j, resp.Plan.Raw)
+				case len(resp.Diagnostics) > 0:
+					t.Fatalf("state %d config %d: diagnostics %v", i, j, resp.Diagnostics)
+				case len(resp.RequiresReplace) > 0:
+					t.Fatalf("state %d config %d: requires replace %v", i, j, resp.RequiresReplace)
+				case resp.Deferred != nil:
+					t.Fatalf("state %d config %d: deferred %v", i, j, resp.Deferred)
+				case resp.Private != nil:
+					t.Fatalf("state %d config %d: private state set", i, j)
+				case !resp.Identity.Raw.Equal(identity):
+					t.Fatalf("state %d config %d: identity changed to %s", i, j, resp.Identity.Raw)
+				}
 			}
 		}
+	}
+}
+
+func fixedClock(unix int64) func() time.Time { return func() time.Time { return time.Unix(unix, 0) } }
+
+// Time alone makes a subscription due for renewal, so the plan that renews
+// it has a prior state equal to its proposed one: unchangedPlan must leave
+// every such plan to the framework. For random states and for states due
+// in every way (expired, in the window, at its edge), whenever ModifyPlan
+// renews at some time (the second after expire_at, or far in the future),
+// unchangedPlan refuses the plan, and ModifyPlan does renew many of them.
+func TestUnchangedPlan_neverHidesARenewal(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := subscriptionSchema(t)
+	typ := s.Type().TerraformType(ctx).(tftypes.Object)
+	h := &protoHarness{typ: typ}
+	wrapper, ok := NewProtocol6(ctx, "test")().(*protocolServer)
+	if !ok {
+		t.Fatal("the served server is not the wrapper")
+	}
+	num := func(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
+	str := func(v string) tftypes.Value { return tftypes.NewValue(tftypes.String, v) }
+	const expireAt = 1_800_000_000
+	var states []tftypes.Value
+	for _, c := range []struct {
+		state string
+		hours int64
+	}{{"expired", 0}, {"active", 0}, {"active", 24}, {"active", 1 << 40}, {"ready", 5}} {
+		states = append(states, h.object(map[string]tftypes.Value{
+			"id": str("sub_due"), "plan_id": str("plan_001"), "state": str(c.state), "expire_at": num(expireAt),
+			"early_renewal_hours": num(c.hours), "ready_for_renewal": tftypes.NewValue(tftypes.Bool, false),
+		}))
+	}
+	rng := rand.New(rand.NewPCG(27, 2)) //nolint:gosec // test data, reproducible
+	for len(states) < 400 {
+		if v := randomValue(rng, typ, false); !v.IsNull() {
+			states = append(states, v)
+		}
+	}
+	renewed := 0
+	for i, state := range states {
+		var attrs map[string]tftypes.Value
+		_ = state.As(&attrs)
+		clocks := []int64{1 << 50}
+		var at int64
+		if attrs["expire_at"].IsKnown() && !attrs["expire_at"].IsNull() && attrs["expire_at"].As(&at) == nil {
+			clocks = append(clocks, at+1)
+		}
+		renews := false
+		for _, now := range clocks {
+			req := resource.ModifyPlanRequest{
+				Config: tfsdk.Config{Schema: s, Raw: configOf(h, state)},
+				State:  tfsdk.State{Schema: s, Raw: state},
+				Plan:   tfsdk.Plan{Schema: s, Raw: state.Copy()},
+			}
+			resp := resource.ModifyPlanResponse{Plan: tfsdk.Plan{Schema: s, Raw: state.Copy()}}
+			(&subscriptionResource{now: fixedClock(now)}).ModifyPlan(ctx, req, &resp)
+			renews = renews || len(resp.RequiresReplace) > 0
+		}
+		if !renews {
+			continue
+		}
+		renewed++
+		dv := h.dv(t, state)
+		if _, ok := wrapper.unchangedPlan(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType,
+			Config: h.dv(t, configOf(h, state)), PriorState: dv, ProposedNewState: &tfprotov6.DynamicValue{MsgPack: dv.MsgPack}}); ok {
+			t.Errorf("state %d: unchangedPlan answers the plan of a subscription ModifyPlan renews: %s", i, state)
+		}
+	}
+	if renewed < 50 {
+		t.Fatalf("ModifyPlan renewed only %d of %d states; the test would not see a hidden renewal", renewed, len(states))
 	}
 }
 

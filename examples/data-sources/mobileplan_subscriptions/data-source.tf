@@ -9,6 +9,12 @@ data "mobileplan_subscriptions" "plan_002_recent" {
   max_items = 20
 }
 
+# What expires within a week, expired subscriptions included. A
+# subscription not yet active has no expiry and is never listed.
+data "mobileplan_subscriptions" "expiring_this_week" {
+  expires_before = timeadd(plantimestamp(), "168h")
+}
+
 output "active_count" {
   value = length(data.mobileplan_subscriptions.active.ids)
 }
@@ -23,4 +29,9 @@ output "remaining_data_bytes" {
 
 output "newest_on_plan_002" {
   value = try(data.mobileplan_subscriptions.plan_002_recent.ids[0], null)
+}
+
+output "expiring_this_week" {
+  description = "Subscription id => expiry, in Unix seconds."
+  value       = { for s in data.mobileplan_subscriptions.expiring_this_week.subscriptions : s.id => s.expire_at }
 }

@@ -20,3 +20,14 @@ list "mobileplan_subscription" "active_travel" {
     plan_id = "plan_002"
   }
 }
+
+# Active subscriptions that expire before the first of December, to import
+# and renew (early_renewal_hours on the generated resources).
+list "mobileplan_subscription" "expiring" {
+  provider = mobileplan
+
+  config {
+    state          = "active"
+    expires_before = "2026-12-01T00:00:00Z"
+  }
+}

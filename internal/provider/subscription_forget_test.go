@@ -1,0 +1,281 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-version"
+	tfjson "github.com/hashicorp/terraform-json"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+)
+
+// lifecycle { destroy = false } makes the CLI forget a resource instead of
+// destroying it: OpenTofu 1.12 and Terraform 1.16 have it. The service
+// cannot delete a subscription, so that is what a destroy does here anyway;
+// with the setting the plan says so, and the provider is not asked.
+
+// requireDestroyFalse skips t under a CLI that does not know
+// lifecycle { destroy = false } (such as Terraform 1.11, which refuses the
+// configuration).
+func requireDestroyFalse(t *testing.T) {
+	t.Helper()
+	skipUnlessAcceptance(t)
+	name, v := cliNameVersion(t)
+	minimum := map[string]*version.Version{
+		"OpenTofu":  version.Must(version.NewVersion("1.12.0")),
+		"Terraform": version.Must(version.NewVersion("1.16.0")),
+	}[name]
+	if minimum == nil || v.Core().LessThan(minimum) {
+		t.Skipf("%s %s has no lifecycle { destroy = false } (OpenTofu 1.12 and Terraform 1.16 have it)", name, v)
+	}
+}
+
+// deleteCounter is the provider server of providersAt that counts the
+// ApplyResourceChange calls that destroy (a null planned state): the calls
+// that reach the resource's Delete.
+type deleteCounter struct {
+	*protocolServer
+	deletes *atomic.Int32
+}
+
+func (c deleteCounter) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	if req.PlannedState == nil || isMsgPackNil(req.PlannedState.MsgPack) {
+		c.deletes.Add(1)
+	}
+	return c.protocolServer.ApplyResourceChange(ctx, req)
+}
+
+// countingProvidersAt are providersAt(srv) that count into deletes.
+func countingProvidersAt(t *testing.T, srv *emulatortest.Server, deletes *atomic.Int32) map[string]func() (tfprotov6.ProviderServer, error) {
+	t.Helper()
+	server := protocol6(newWithClock(context.Background(), "test", func() time.Time { return time.Unix(srv.Now(), 0) }))
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		"mobileplan": func() (tfprotov6.ProviderServer, error) {
+			s, ok := server().(*protocolServer)
+			if !ok {
+				t.Fatal("the served server is not the wrapper")
+			}
+			return deleteCounter{protocolServer: s, deletes: deletes}, nil
+		},
+	}
+}
+
+// writesTo are the requests srv has seen that are not reads.
+func writesTo(srv *emulatortest.Server) map[string]int {
+	out := map[string]int{}
+	for route, n := range srv.RequestCounts() {
+		if !strings.HasPrefix(route, "GET ") {
+			out[route] = n
+		}
+	}
+	return out
+}
+
+// A check that the resource is gone from state.
+func notInState(addr string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		if _, ok := s.RootModule().Resources[addr]; ok {
+			return fmt.Errorf("%s is still in state", addr)
+		}
+		return nil
+	}
+}
+
+// Under lifecycle { destroy = false }, `destroy` forgets the subscription:
+// the provider's Delete is never called, nothing but reads reaches the
+// service, the subscription is out of state and still at the service.
+func TestAccSubscription_destroyFalseForgets(t *testing.T) {
+	t.Parallel()
+	requireDestroyFalse(t)
+	srv := startEmulator(t)
+	var deletes atomic.Int32
+	config := withProvider(srv, `
+resource "mobileplan_subscription" "kept" {
+  plan_id = "plan_001"
+  lifecycle {
+    destroy = false
+  }
+}
+`)
+	var writes map[string]int
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: countingProvidersAt(t, srv, &deletes),
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				// OpenTofu forgets, and then exits 1 to say that something
+				// was left behind (unless -suppress-forget-errors).
+				PreConfig:   func() { writes = writesTo(srv) },
+				Config:      config,
+				Destroy:     true,
+				ExpectError: errorPattern("Destroy was successful but left behind forgotten instances"),
+			},
+			{
+				// It is out of state already: with a removed block,
+				// nothing is left to forget.
+				Config: withProvider(srv, `
+removed {
+  from = mobileplan_subscription.kept
+  lifecycle {
+    destroy = false
+  }
+}
+`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+	if n := deletes.Load(); n != 0 {
+		t.Errorf("the provider was asked to delete %d times", n)
+	}
+	if after := writesTo(srv); fmt.Sprint(after) != fmt.Sprint(writes) {
+		t.Errorf("the destroy sent %v to the service, after %v", after, writes)
+	}
+	if n := srv.Stats().Subscriptions; n != 1 {
+		t.Errorf("the service holds %d subscriptions, want the forgotten one still there", n)
+	}
+}
+
+// A renewal under lifecycle { destroy = false } creates the new
+// subscription and forgets the old one, without asking the provider to
+// delete it; the plan after the apply is empty. Deleting the resource block
+// afterwards forgets the subscription too: the setting is kept in state,
+// where prevent_destroy is not.
+func TestAccSubscription_renewalUnderDestroyFalse(t *testing.T) {
+	t.Parallel()
+	requireDestroyFalse(t)
+	srv := startEmulator(t)
+	var deletes atomic.Int32
+	addr := "mobileplan_subscription.phone"
+	config := withProvider(srv, `
+resource "mobileplan_subscription" "phone" {
+  plan_id             = "plan_001"
+  early_renewal_hours = 0
+  lifecycle {
+    destroy = false
+  }
+}
+`)
+	newID := statecheck.CompareValue(compare.ValuesDiffer())
+	var deletesBefore int32
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: countingProvidersAt(t, srv, &deletes),
+		Steps: []resource.TestStep{
+			{Config: config, ConfigStateChecks: []statecheck.StateCheck{newID.AddStateValue(addr, tfjsonpath.New("id"))}},
+			{
+				PreConfig: func() {
+					id := createdSubscriptionIDs(t, srv)[0]
+					if err := srv.Activate(id); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := srv.AdvanceClock(8 * 24 * 3600); err != nil { // plan_001 lasts 7 days
+						t.Fatal(err)
+					}
+					deletesBefore = deletes.Load()
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectActions{addr, tfjson.Actions{tfjson.ActionForget, tfjson.ActionCreate}},
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{newID.AddStateValue(addr, tfjsonpath.New("id"))},
+			},
+			{
+				// Deleting the resource block: OpenTofu still forgets.
+				Config: withProvider(srv, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectActions{addr, tfjson.Actions{tfjson.ActionForget}},
+				}},
+			},
+		},
+	})
+	if n := deletes.Load() - deletesBefore; n != 0 {
+		t.Errorf("the renewal asked the provider to delete %d times", n)
+	}
+	if n := srv.Stats().Subscriptions; n != 2 {
+		t.Errorf("the service holds %d subscriptions, want the renewed one and its replacement", n)
+	}
+}
+
+// A removed block with lifecycle { destroy = false } stops managing a
+// subscription on purpose, on every CLI the provider is tested with
+// (Terraform 1.11 and OpenTofu 1.12): the subscription leaves state
+// without a call to Delete and stays at the service.
+func TestAccSubscription_removedBlockForgets(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	var deletes atomic.Int32
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: countingProvidersAt(t, srv, &deletes),
+		Steps: []resource.TestStep{
+			{Config: withProvider(srv, `
+resource "mobileplan_subscription" "old" {
+  plan_id = "plan_001"
+}
+`)},
+			{
+				Config: withProvider(srv, `
+removed {
+  from = mobileplan_subscription.old
+  lifecycle {
+    destroy = false
+  }
+}
+`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectActions{"mobileplan_subscription.old", tfjson.Actions{tfjson.ActionForget}},
+				}},
+				Check: notInState("mobileplan_subscription.old"),
+			},
+		},
+	})
+	if n := deletes.Load(); n != 0 {
+		t.Errorf("the provider was asked to delete %d times", n)
+	}
+	if n := srv.Stats().Subscriptions; n != 1 {
+		t.Errorf("the service holds %d subscriptions, want the forgotten one still there", n)
+	}
+}
+
+// expectActions is a plan check that addr's change has exactly the actions
+// want, in order: plancheck has no action for "forget".
+type expectActions struct {
+	addr string
+	want tfjson.Actions
+}
+
+func (e expectActions) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address == e.addr {
+			if fmt.Sprint(rc.Change.Actions) != fmt.Sprint(e.want) {
+				resp.Error = fmt.Errorf("%s: actions %v, want %v", e.addr, rc.Change.Actions, e.want)
+			}
+			return
+		}
+	}
+	resp.Error = fmt.Errorf("%s: no change in the plan, want %v", e.addr, e.want)
+}
+
+// createdSubscriptionIDs are the ids of srv's subscriptions, newest first.
+func createdSubscriptionIDs(t *testing.T, srv *emulatortest.Server) []string {
+	t.Helper()
+	var ids []string
+	for s, err := range serviceClient(t, srv).Subscriptions(t.Context()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.ID)
+	}
+	return ids
+}

@@ -1,0 +1,129 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/vmihailenco/msgpack/v5"
+	"github.com/vmihailenco/msgpack/v5/msgpcode"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
+)
+
+// Renewal, opt in with early_renewal_hours: a subscription that has expired,
+// or is active and expires within that many hours, is replaced, the way
+// hashicorp/tls renews a certificate. ready_for_renewal is false in state;
+// the plan that finds the subscription due sets it to true and requires
+// replacement on it. The new subscription is a create like any other: a
+// new eSIM, and the old subscription forgotten, since the service deletes
+// none.
+//
+// What moves a subscription into its window is time alone, so the plan
+// that renews it has a prior state equal to its proposed new state: the
+// plan unchangedPlan (protocol_server.go) answers without the framework. It
+// leaves to the framework every state for which renewalPossible holds,
+// early_renewal_hours and expire_at both set, whatever the clock says, and
+// ModifyPlan renews only such states.
+// TestUnchangedPlan_neverHidesARenewal checks the two agree.
+
+var (
+	earlyRenewalHoursPath = path.Root("early_renewal_hours")
+	readyForRenewalPath   = path.Root("ready_for_renewal")
+)
+
+// renewIfDue marks the plan of an existing subscription for renewal when
+// it is due, and reports whether it did.
+func (r *subscriptionResource) renewIfDue(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) bool {
+	var hours, expireAt types.Int64
+	var state, id, iccid types.String
+	diags := resp.Plan.GetAttribute(ctx, earlyRenewalHoursPath, &hours)
+	diags.Append(req.State.GetAttribute(ctx, path.Root("expire_at"), &expireAt)...)
+	if diags.HasError() || hours.IsNull() || hours.IsUnknown() || expireAt.IsNull() || expireAt.IsUnknown() {
+		resp.Diagnostics.Append(diags...)
+		return false
+	}
+	diags.Append(req.State.GetAttribute(ctx, path.Root("state"), &state)...)
+	now := time.Now
+	if r.now != nil {
+		now = r.now
+	}
+	if diags.HasError() || !renewalDue(state.ValueString(), expireAt.ValueInt64(), hours.ValueInt64(), now().Unix()) {
+		resp.Diagnostics.Append(diags...)
+		return false
+	}
+	diags.Append(req.State.GetAttribute(ctx, path.Root("id"), &id)...)
+	diags.Append(req.State.GetAttribute(ctx, path.Root("esim_iccid"), &iccid)...)
+	diags.Append(resp.Plan.SetAttribute(ctx, readyForRenewalPath, true)...)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
+		return false
+	}
+	resp.RequiresReplace = append(resp.RequiresReplace, readyForRenewalPath)
+	resp.Diagnostics.Append(diagnostics.Renewal(earlyRenewalHoursPath, id.ValueString(), iccid.ValueString(),
+		state.ValueString() == client.StateExpired, time.Unix(expireAt.ValueInt64(), 0), hours.ValueInt64()))
+	return true
+}
+
+// renewalDue reports whether a subscription in state, expiring at expireAt
+// (Unix seconds), is due for renewal at now with early_renewal_hours hours:
+// it has expired, or expires less than that many hours from now. A
+// negative hours, which the validator refuses, counts as 0; a window beyond
+// what int64 seconds hold reaches any expiry.
+func renewalDue(state string, expireAt, hours, now int64) bool {
+	if state == client.StateExpired {
+		return true
+	}
+	hours = max(hours, 0)
+	if hours > math.MaxInt64/3600 {
+		return true
+	}
+	window := hours * 3600
+	if now > 0 && window > math.MaxInt64-now {
+		return true
+	}
+	return expireAt < now+window
+}
+
+// renewalPossible reports whether a state of mobileplan_subscription, as
+// msgpack, may be due for renewal at some time: early_renewal_hours and
+// expire_at are both set. It reads only the top-level keys and skips every
+// value, so the unchanged plans it lets through cost no decoding of the
+// state. Anything it cannot read counts as possible.
+func renewalPossible(state []byte) bool {
+	dec := msgpack.GetDecoder()
+	defer msgpack.PutDecoder(dec)
+	dec.Reset(bytes.NewReader(state))
+	n, err := dec.DecodeMapLen()
+	if err != nil || n < 0 {
+		return true
+	}
+	var hours, expires bool
+	for range n {
+		key, err := dec.DecodeString()
+		if err != nil {
+			return true
+		}
+		if key == "early_renewal_hours" || key == "expire_at" {
+			code, err := dec.PeekCode()
+			if err != nil {
+				return true
+			}
+			set := code != msgpcode.Nil
+			if key == "expire_at" {
+				expires = set
+			} else {
+				hours = set
+			}
+		}
+		if err := dec.Skip(); err != nil {
+			return true
+		}
+	}
+	return hours && expires
+}
