@@ -39,7 +39,17 @@ data "mobileplan_subscriptions" "all" {}
 data "mobileplan_esims" "inventory" {}
 
 locals {
-  subscriptions = data.mobileplan_subscriptions.all.subscriptions
+  # Only the attributes the checks read: a value built from a deprecated
+  # attribute (plan_details.name) would draw a warning of its own.
+  subscriptions = [
+    for s in data.mobileplan_subscriptions.all.subscriptions : {
+      id                  = s.id
+      state               = s.state
+      expire_at           = s.expire_at
+      remaining_allowance = s.remaining_allowance
+      purchased_allowance = s.purchased_allowance
+    }
+  ]
 
   # expire_at is in Unix seconds, and null until a subscription is first
   # used (a ready subscription cannot expire yet). timeadd from the epoch
