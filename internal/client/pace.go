@@ -25,8 +25,12 @@ import (
 //     service as a stream, so the first 429 finds few requests in flight.
 //  2. A 429 closes the pace for every caller until its Retry-After has
 //     passed, not only for the request that got it.
-//  3. The first 429 sets a rate: what the service accepted in the second
-//     before it, times backoffFactor. Every later 429 cuts the rate in use
+//  3. The first 429 only closes the pace: it may have come when another
+//     client (the plan's own provider process, a second pipeline) had just
+//     spent the quota, so what was accepted before it says little. The
+//     probing goes on when the pace opens, on a quota refilled meanwhile,
+//     and the second 429 sets a rate: what the service accepted in the
+//     second before it, times backoffFactor. Every later 429 cuts the rate in use
 //     by backoffFactor, once per cut: a 429 of a request sent before the
 //     last cut is the same news and cuts nothing.
 //  4. While requests succeed the rate grows back by growthPerSecond of
@@ -75,6 +79,7 @@ type pace struct {
 	mu          sync.Mutex
 	limiter     *rate.Limiter
 	learned     bool       // a 429 has set the rate
+	reprobed    bool       // a first 429 has come; the next sets the rate
 	epoch       int        // counts cuts
 	cutAt       time.Time  // when the rate in use was set
 	cutRate     rate.Limit // the rate set then
@@ -174,6 +179,13 @@ func (p *pace) observe(ctx context.Context, epoch int, status int, retryAfter ti
 		p.closedUntil = until
 	}
 	if epoch != p.epoch {
+		return
+	}
+	if !p.learned && !p.reprobed {
+		p.reprobed, p.accepted, p.epoch, p.cutAt = true, nil, p.epoch+1, now
+		tflog.Debug(ctx, "mobileplan API rate limit: the service answered 429; pausing, then measuring its rate", map[string]any{
+			"retry_after_ms": retryAfter.Milliseconds(), "closed_until": p.closedUntil.Format(time.RFC3339Nano),
+		})
 		return
 	}
 	var base rate.Limit
