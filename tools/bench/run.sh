@@ -256,7 +256,7 @@ limited_apply() { # limited_apply N LIMIT PAR
   local n=$1 limit=$2 par=$3 dir="$work/limited-$1-$2" t requests limited floor result=ok
   step "Apply of $n creates at $limit requests/s, -parallelism=$par"
   stop_emulator
-  start_emulator -esims $((n + 10)) -rate-limit "$limit"
+  start_emulator -esims $((n * 2 + 20)) -rate-limit "$limit" # the default data set assigns some eSIMs
   export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
   mkdir -p "$dir"
   config ours "$n" >"$dir/main.tf"
