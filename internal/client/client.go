@@ -55,9 +55,6 @@ type Config struct {
 	// Transport is the innermost RoundTripper; nil means a pooled transport
 	// with TLS verification on.
 	Transport http.RoundTripper
-	// Lifetime, when set, ends every call when it is done, whatever the
-	// call's own context: the provider process's lifetime.
-	Lifetime context.Context
 	// MaxPages bounds how many pages one list reads; 0 picks
 	// DefaultMaxPages.
 	MaxPages int
@@ -80,7 +77,6 @@ type Client struct {
 	retry    *retryablehttp.Client
 	timeout  time.Duration
 	maxPages int
-	lifetime context.Context
 	token    string // only to keep it out of errors; the auth transport sends it
 }
 
@@ -155,7 +151,7 @@ func New(cfg Config) (*Client, error) {
 	// Hand back the last answer so its Error body can be read, instead of
 	// retryablehttp's generic "giving up" error.
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	return &Client{base: base, retry: rc, timeout: cfg.RequestTimeout, maxPages: cfg.MaxPages, lifetime: cfg.Lifetime, token: cfg.Token}, nil
+	return &Client{base: base, retry: rc, timeout: cfg.RequestTimeout, maxPages: cfg.MaxPages, token: cfg.Token}, nil
 }
 
 func defaultTransport() http.RoundTripper {
@@ -182,12 +178,6 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 		if body, err = json.Marshal(in); err != nil {
 			return fmt.Errorf("%s: encoding the request: %w", op, err)
 		}
-	}
-	if c.lifetime != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		defer context.AfterFunc(c.lifetime, cancel)()
 	}
 	ctx, att := withAttempt(ctx, method)
 	req, err := retryablehttp.NewRequestWithContext(ctx, method, u.String(), bytesOrNil(body))

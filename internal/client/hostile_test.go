@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // Tests of a client facing a hostile or broken service.
@@ -264,35 +263,5 @@ func TestNewRefusesTokenWithControlCharacter(t *testing.T) {
 		if strings.Contains(err.Error(), "s3cr3t") || strings.Contains(err.Error(), hostileToken) {
 			t.Errorf("error text shows the token: %q", err)
 		}
-	}
-}
-
-// The provider's lifetime ends every call, a retry waiting out its backoff
-// included, and nothing more is sent.
-func TestLifetimeEndsCallsAndPendingRetries(t *testing.T) {
-	t.Parallel()
-	var calls counter
-	srv := startServer(t, func(w http.ResponseWriter, r *http.Request) {
-		calls.add(r)
-		w.Header().Set("Retry-After", "30")
-		writeServiceError(w, 429, "rateLimited", "slow down")
-	})
-	lifetime, end := context.WithCancel(context.Background())
-	c, _ := newTestClient(t, srv.URL, func(cfg *Config) {
-		cfg.Lifetime = lifetime
-		cfg.Wait = nil // really wait
-	})
-	time.AfterFunc(200*time.Millisecond, end)
-	start := time.Now()
-	_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("error = %v, want context.Canceled", err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("the call returned %s after its lifetime ended", d)
-	}
-	time.Sleep(100 * time.Millisecond)
-	if n := calls.total(); n != 1 {
-		t.Errorf("%d requests sent, want 1", n)
 	}
 }

@@ -5,17 +5,15 @@
 package process
 
 import (
-	"context"
 	"os"
 	"runtime/pprof"
 	"sync"
 )
 
-// Start prepares the process and returns the provider's lifetime, which
-// every API call honours, and the function that releases what Start took.
-// The lifetime ends when Terraform is gone; the process then exits at once,
-// so that no request not yet sent (a retry waiting out its backoff) is sent.
-func Start() (lifetime context.Context, stop func()) {
+// Start prepares the process and returns the function that releases what
+// Start took. When Terraform is gone, the process exits at once, so that no
+// request not yet sent (a retry waiting out its backoff) is sent.
+func Start() (stop func()) {
 	quietUnlessLogging()
 	tuneGC()
 	stopProfile := startProfile(os.Getenv("MOBILEPLAN_CPU_PROFILE"))
@@ -28,15 +26,13 @@ func Start() (lifetime context.Context, stop func()) {
 		})
 	}
 
-	lifetime, end := context.WithCancel(context.Background())
 	go watchParent(func() {
 		// Nothing is logged: stderr led to Terraform, and writing to it
 		// now would end the process with SIGPIPE before the profile is saved.
-		end()
 		stop()
 		os.Exit(1)
 	})
-	return lifetime, stop
+	return stop
 }
 
 // startProfile writes a CPU profile of the whole process to path, for

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+
 	"errors"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +30,7 @@ func driftScript(t *testing.T) string {
 // driftCheck runs the script in tf's directory, once with jq and once
 // without it (JQ=, the route of machines that lack it), and returns the
 // exit status and output of the run without jq. Both routes must agree.
-func driftCheck(t *testing.T, tf *terraformCLI) (int, string) {
+func driftCheck(t *testing.T, tf *acctest.CLI) (int, string) {
 	t.Helper()
 	var codes [2]int
 	var outs [2]string
@@ -39,8 +41,8 @@ func driftCheck(t *testing.T, tf *terraformCLI) (int, string) {
 				continue
 			}
 		}
-		cmd := exec.Command("sh", driftScript(t), tf.dir, "-no-color")
-		cmd.Env = append(append([]string{}, tf.env...), "TERRAFORM="+terraformBinary(), "JQ="+jq)
+		cmd := exec.Command("sh", driftScript(t), tf.Dir, "-no-color")
+		cmd.Env = append(tf.Env(), "TERRAFORM="+acctest.TerraformBinary(), "JQ="+jq)
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
 		switch {
@@ -65,7 +67,7 @@ func driftCheck(t *testing.T, tf *terraformCLI) (int, string) {
 // attribute; OpenTofu does not.
 func exactRefreshExitCode(t *testing.T) bool {
 	t.Helper()
-	name, v := cliNameVersion(t)
+	name, v := acctest.CLINameVersion(t)
 	return name == "OpenTofu" || !v.Core().LessThan(tfversion.Version1_15_0)
 }
 
@@ -74,7 +76,7 @@ func TestCLI_driftCheckScript(t *testing.T) {
 	srv := startEmulator(t)
 	tf := newTerraformCLI(t)
 	// plan_001: global, 1 GB for 7 days.
-	tf.write("main.tf", cliProvider(srv)+`
+	tf.Write("main.tf", cliProvider(srv)+`
 resource "mobileplan_subscription" "phone" {
   count   = 3
   plan_id = "plan_001"
@@ -84,8 +86,8 @@ output "ids" {
   value = join(" ", mobileplan_subscription.phone[*].id)
 }
 `)
-	tf.must("apply", "-auto-approve", "-input=false")
-	ids := strings.Fields(tf.must("output", "-raw", "ids"))
+	tf.Must("apply", "-auto-approve", "-input=false")
+	ids := strings.Fields(tf.Must("output", "-raw", "ids"))
 	if len(ids) != 3 {
 		t.Fatalf("want 3 subscription ids, got %q", ids)
 	}
@@ -96,7 +98,7 @@ output "ids" {
 	}
 	detailedExitCode := func(step string, want int) {
 		t.Helper()
-		out, code := tf.run(nil, "plan", "-refresh-only", "-detailed-exitcode", "-input=false")
+		out, code := tf.Run(nil, "plan", "-refresh-only", "-detailed-exitcode", "-input=false")
 		switch {
 		case code == 1:
 			t.Fatalf("%s: plan -refresh-only failed:\n%s", step, out)
@@ -129,7 +131,7 @@ output "ids" {
 	// report is read.
 	accept := func() {
 		t.Helper()
-		tf.must("apply", "-refresh-only", "-auto-approve", "-input=false")
+		tf.Must("apply", "-refresh-only", "-auto-approve", "-input=false")
 	}
 
 	expectNoDrift("right after apply")

@@ -12,6 +12,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // examples/fleet-health, as a user copies it: its own .tf files, run with
@@ -25,9 +26,9 @@ const fleetHealthDir = "../../examples/fleet-health"
 // planWarnings runs `plan -json` and returns the detail of each failed check
 // by check name, and the summaries of all other warnings. Any error fails
 // the test.
-func planWarnings(t *testing.T, tf *terraformCLI, args ...string) (checks map[string]string, others []string) {
+func planWarnings(t *testing.T, tf *acctest.CLI, args ...string) (checks map[string]string, others []string) {
 	t.Helper()
-	out, code := tf.run(nil, append([]string{"plan", "-json", "-input=false"}, args...)...)
+	out, code := tf.Run(nil, append([]string{"plan", "-json", "-input=false"}, args...)...)
 	if code != 0 {
 		t.Fatalf("plan exited %d:\n%s", code, out)
 	}
@@ -80,11 +81,11 @@ func TestCLI_fleetHealthExample(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tf.write(filepath.Base(f), string(b))
+		tf.Write(filepath.Base(f), string(b))
 	}
 
 	create := func(planID string) string {
-		sub, err := serviceClient(t, srv).CreateSubscription(t.Context(), client.CreateSubscriptionRequest{PlanID: planID})
+		sub, err := acctest.ServiceClient(t, srv).CreateSubscription(t.Context(), client.CreateSubscriptionRequest{PlanID: planID})
 		if err != nil {
 			t.Fatal(err)
 		}

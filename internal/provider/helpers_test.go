@@ -1,13 +1,10 @@
 package provider
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -15,6 +12,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // errorPattern matches output holding each part in order. Terraform wraps
@@ -79,7 +77,7 @@ func startListFixture(t *testing.T) listFixture {
 	f := listFixture{srv: srv, dataset: ds}
 	for i := range manySubscriptions {
 		planID := []string{"plan_010", "plan_001", "plan_002"}[i%3] // no label (any eSIM), global, europe
-		sub := createAt(t, srv, client.CreateSubscriptionRequest{PlanID: planID})
+		sub := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: planID})
 		f.subIDs = append([]string{sub.ID}, f.subIDs...)
 	}
 	return f
@@ -114,64 +112,11 @@ func keysOf[T any](items []T, keep func(T) bool, key func(T) string) []string {
 	return keys
 }
 
-// serviceClient is a client of srv, for tests that look at the service
-// without Terraform.
-func serviceClient(tb testing.TB, srv *emulatortest.Server) *client.Client {
-	tb.Helper()
-	c, err := client.New(client.Config{BaseURL: srv.URL, Token: srv.Token})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return c
-}
-
-// createAt makes a subscription the way an existing account has them:
-// through the API, not Terraform.
-func createAt(tb testing.TB, srv *emulatortest.Server, req client.CreateSubscriptionRequest) *client.Subscription {
-	tb.Helper()
-	sub, err := serviceClient(tb, srv).CreateSubscription(context.Background(), req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return sub
-}
-
 func createdSubscription(t *testing.T, srv *emulatortest.Server, id string) *client.Subscription {
 	t.Helper()
-	sub, err := serviceClient(t, srv).GetSubscription(t.Context(), id)
+	sub, err := acctest.ServiceClient(t, srv).GetSubscription(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sub
-}
-
-// configureServer validates and configures a provider server as Terraform
-// does, with the given string settings and every other one null. It returns
-// the server's schemas and every diagnostic of both calls.
-func configureServer(tb testing.TB, server tfprotov6.ProviderServer, settings map[string]string) (*tfprotov6.GetProviderSchemaResponse, []*tfprotov6.Diagnostic) {
-	tb.Helper()
-	ctx := context.Background()
-	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	values := map[string]tftypes.Value{}
-	for name, v := range settings {
-		values[name] = tftypes.NewValue(tftypes.String, v)
-	}
-	config := providerConfig(tb, schemas, nil, values)
-	validated, err := server.ValidateProviderConfig(ctx, &tfprotov6.ValidateProviderConfigRequest{Config: config})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	configured, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: config, TerraformVersion: "1.11.4"})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return schemas, append(validated.Diagnostics, configured.Diagnostics...)
-}
-
-// emulatorSettings are the provider settings that reach srv.
-func emulatorSettings(srv *emulatortest.Server) map[string]string {
-	return map[string]string{"base_url": srv.URL, "api_token": srv.Token}
 }

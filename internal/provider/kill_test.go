@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+
 	"bytes"
 	"net/http"
 	"net/http/httptest"
@@ -72,9 +74,9 @@ func (s *slowCreates) counts(after time.Time) (total, late, refused int) {
 
 func terraformPath(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath(terraformBinary())
+	p, err := exec.LookPath(acctest.TerraformBinary())
 	if err != nil {
-		t.Skipf("the CLI %s cannot be found: %v", terraformBinary(), err)
+		t.Skipf("the CLI %s cannot be found: %v", acctest.TerraformBinary(), err)
 	}
 	return p
 }
@@ -127,7 +129,7 @@ func alive(pids []int) []int {
 }
 
 func TestCLI_terraformGoneMidApplyStopsProvider(t *testing.T) {
-	skipUnlessAcceptance(t)
+	acctest.SkipUnlessAcceptance(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("finds the provider process through /proc")
 	}
@@ -150,16 +152,16 @@ func terraformGoneMidApply(t *testing.T, sig os.Signal) {
 	srv := &emulatortest.Server{Emulator: emu, URL: ts.URL, Token: emulatortest.Token}
 
 	tf := newTerraformCLI(t)
-	tf.write("main.tf", cliProvider(srv)+`
+	tf.Write("main.tf", cliProvider(srv)+`
 resource "mobileplan_subscription" "fleet" {
   count   = 10
   plan_id = "plan_001"
 }
 `)
-	binary := filepath.Join(providerBinaryDir(t), "terraform-provider-mobileplan")
+	binary := tf.ProviderPath()
 	cmd := exec.Command(terraformPath(t), "apply", "-auto-approve", "-input=false", "-no-color")
-	cmd.Dir = tf.dir
-	cmd.Env = tf.env
+	cmd.Dir = tf.Dir
+	cmd.Env = tf.Env()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

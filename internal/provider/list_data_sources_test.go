@@ -53,9 +53,9 @@ func TestCLI_listRequestCounts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		tf := newTerraformCLI(t)
-		tf.write("main.tf", cliProvider(f.srv)+fmt.Sprintf("data %q \"x\" {\n%s\n}\n", tc.source, tc.args))
+		tf.Write("main.tf", cliProvider(f.srv)+fmt.Sprintf("data %q \"x\" {\n%s\n}\n", tc.source, tc.args))
 		before := f.srv.RequestCounts()[tc.route]
-		tf.must("plan", "-input=false")
+		tf.Must("plan", "-input=false")
 		if got := f.srv.RequestCounts()[tc.route] - before; got != tc.want {
 			t.Errorf("%s {%s}: %d requests, want %d", tc.source, tc.args, got, tc.want)
 		}

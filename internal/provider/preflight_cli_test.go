@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+
 	"strings"
 	"testing"
 )
@@ -27,9 +29,9 @@ func TestCLI_preflightShortInventoryOutput(t *testing.T) {
 	srv := startInventory(t, stock{"europe", 4}, stock{"", 10})
 	reqs := newRequests(t, srv)
 	tf := newTerraformCLI(t)
-	tf.write("main.tf", cliProviderWith(srv, "")+shortRollout)
+	tf.Write("main.tf", acctest.ProviderBlock(srv, "")+shortRollout)
 
-	out, code := tf.run(nil, "plan", "-input=false")
+	out, code := tf.Run(nil, "plan", "-input=false")
 	flat := unwrap(out)
 	if code != 1 {
 		t.Fatalf("plan exited %d, want 1:\n%s", code, out)
@@ -54,7 +56,7 @@ func TestCLI_preflightShortInventoryOutput(t *testing.T) {
 
 	// warn: the same findings as warnings; the plan goes on.
 	reqs.mark()
-	out, code = tf.run([]string{"MOBILEPLAN_PREFLIGHT=warn"}, "plan", "-input=false")
+	out, code = tf.Run([]string{"MOBILEPLAN_PREFLIGHT=warn"}, "plan", "-input=false")
 	if code != 0 || !strings.Contains(out, `Warning: Not enough free eSIMs with label "europe"`) ||
 		!strings.Contains(out, `Warning: Plan "plan_009" cannot be subscribed to`) || !strings.Contains(out, "Plan: 7 to add") ||
 		!strings.Contains(unwrap(out), `preflight = "warn" lets the plan go on`) {
@@ -64,19 +66,19 @@ func TestCLI_preflightShortInventoryOutput(t *testing.T) {
 
 	// off: no reads, no findings.
 	reqs.mark()
-	out, code = tf.run([]string{"MOBILEPLAN_PREFLIGHT=off"}, "plan", "-input=false")
+	out, code = tf.Run([]string{"MOBILEPLAN_PREFLIGHT=off"}, "plan", "-input=false")
 	if code != 0 || strings.Contains(out, "Not enough free eSIMs") || strings.Contains(out, "cannot be subscribed to") || !strings.Contains(out, "Plan: 7 to add") {
 		t.Errorf("with MOBILEPLAN_PREFLIGHT=off, plan exited %d:\n%s", code, out)
 	}
 	reqs.expect("terraform plan, off", map[string]int{})
 
 	// The provider block wins over the environment.
-	tf.write("main.tf", cliProviderWith(srv, `  preflight = "error"`+"\n")+shortRollout)
-	if out, code = tf.run([]string{"MOBILEPLAN_PREFLIGHT=off"}, "plan", "-input=false"); code != 1 || !strings.Contains(out, "Error: Not enough free eSIMs") {
+	tf.Write("main.tf", acctest.ProviderBlock(srv, `  preflight = "error"`+"\n")+shortRollout)
+	if out, code = tf.Run([]string{"MOBILEPLAN_PREFLIGHT=off"}, "plan", "-input=false"); code != 1 || !strings.Contains(out, "Error: Not enough free eSIMs") {
 		t.Errorf("preflight = \"error\" in the block with MOBILEPLAN_PREFLIGHT=off: exit %d:\n%s", code, out)
 	}
-	tf.write("main.tf", cliProviderWith(srv, "")+shortRollout)
-	if out, code = tf.run([]string{"MOBILEPLAN_PREFLIGHT=loud"}, "plan", "-input=false"); code != 1 ||
+	tf.Write("main.tf", acctest.ProviderBlock(srv, "")+shortRollout)
+	if out, code = tf.Run([]string{"MOBILEPLAN_PREFLIGHT=loud"}, "plan", "-input=false"); code != 1 ||
 		!strings.Contains(out, "Error: Invalid MOBILEPLAN_PREFLIGHT") ||
 		!strings.Contains(unwrap(out), `The MOBILEPLAN_PREFLIGHT environment variable is "loud"; it must be "error", "warn" or "off"`) {
 		t.Errorf("MOBILEPLAN_PREFLIGHT=loud: exit %d:\n%s", code, out)
@@ -92,7 +94,7 @@ func TestCLI_preflightWarnsWhenUnlabelledMayTakeLabelled(t *testing.T) {
 	t.Parallel()
 	srv := startInventory(t, stock{"europe", 2}, stock{"asia", 1})
 	tf := newTerraformCLI(t)
-	tf.write("main.tf", cliProviderWith(srv, "")+`
+	tf.Write("main.tf", acctest.ProviderBlock(srv, "")+`
 resource "mobileplan_subscription" "eu" {
   plan_id = "plan_europe"
 }
@@ -102,7 +104,7 @@ resource "mobileplan_subscription" "anywhere" {
   plan_id = "plan_any"
 }
 `)
-	out := tf.must("plan", "-input=false")
+	out := tf.Must("plan", "-input=false")
 	for _, want := range []string{"Warning: Subscriptions without a label may take eSIMs that labelled ones need", `possibly one labelled "europe"`, "Plan: 3 to add"} {
 		if !strings.Contains(unwrap(out), want) {
 			t.Errorf("plan lacks %q:\n%s", want, out)
@@ -133,14 +135,14 @@ resource "mobileplan_subscription" "short" {
   plan_id = "plan_europe"
 }
 `
-	tf.write("main.tf", cliProviderWith(srv, "")+body)
-	tf.must("validate")
+	tf.Write("main.tf", acctest.ProviderBlock(srv, "")+body)
+	tf.Must("validate")
 	if got := srv.RequestCounts(); len(got) != 0 {
 		t.Errorf("terraform validate sent requests: %v", got)
 	}
 
 	reqs := newRequests(t, srv)
-	out, code := tf.run(nil, "plan", "-input=false")
+	out, code := tf.Run(nil, "plan", "-input=false")
 	flat := unwrap(out)
 	if code != 1 || !strings.Contains(flat, "Warning: Preflight skipped: plan known only after apply with mobileplan_subscription.later") ||
 		!strings.Contains(flat, "nor count this subscription against the free eSIM inventory") {
@@ -152,8 +154,8 @@ resource "mobileplan_subscription" "short" {
 	}
 	reqs.expect("plan with an unknown plan_id", map[string]int{routePlan: 1, routeEsims: 1})
 
-	tf.write("main.tf", cliProviderWith(srv, `  preflight = "warn"`+"\n")+body)
-	out, code = tf.run(nil, "plan", "-input=false")
+	tf.Write("main.tf", acctest.ProviderBlock(srv, `  preflight = "warn"`+"\n")+body)
+	out, code = tf.Run(nil, "plan", "-input=false")
 	if code != 0 || strings.Contains(out, "Preflight skipped") || !strings.Contains(out, "Warning: Not enough free eSIMs") {
 		t.Errorf("with preflight = \"warn\" (exit %d), the unknown plan_id should be skipped silently:\n%s", code, out)
 	}

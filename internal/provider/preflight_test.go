@@ -22,6 +22,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // Routes the preflight reads, as the emulator counts them.
@@ -379,7 +380,7 @@ func TestAccPreflight_hundredConcurrentCreates(t *testing.T) {
 				// Someone else takes one asia eSIM: exactly one asia create
 				// no longer fits.
 				PreConfig: func() {
-					createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_asia"})
+					acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_asia"})
 					reqs.mark()
 				},
 				Config:   config,
@@ -602,7 +603,7 @@ func TestAccPreflight_readsTheInventoryOnlyAsFarAsNeeded(t *testing.T) {
 	t.Parallel()
 	srv := startInventory(t, stock{"", 200}, stock{"europe", 1200})
 	for range 200 {
-		createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_any"}) // takes an unlabelled eSIM
+		acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_any"}) // takes an unlabelled eSIM
 	}
 	reqs := newRequests(t, srv)
 	resource.Test(t, resource.TestCase{

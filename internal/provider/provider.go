@@ -20,14 +20,21 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
 )
+
+// PagedRefreshAllowance is how many requests, at most, a refresh reader that
+// reads subscriptions from list pages (WithRefreshReader) may cost beyond
+// one GET per subscription: `paged_refresh` documents it.
+const PagedRefreshAllowance = 10
 
 // Environment variables read when the provider block leaves a setting out.
 const (
@@ -46,24 +53,28 @@ var (
 
 type mobileplanProvider struct {
 	version string
-	// lifetime ends every API call when it is done: the process's, in the
-	// provider binary. Terraform's own cancellation arrives with each
-	// request's context.
-	lifetime context.Context
-	// now is the clock renewal compares expire_at with: nil is the wall
-	// clock (see clock.go).
-	now func() time.Time
+	options
 }
 
 // New returns a constructor of the provider, as providerserver wants it.
-func New(version string) func() provider.Provider {
-	return NewWithLifetime(context.Background(), version)
+func New(version string, opts ...Option) func() provider.Provider {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	if o.states == nil {
+		o.states = frameworkStates{}
+	}
+	return func() provider.Provider { return &mobileplanProvider{version: version, options: o} }
 }
 
-// NewWithLifetime is New for a provider whose API calls all end when
-// lifetime does.
-func NewWithLifetime(lifetime context.Context, version string) func() provider.Provider {
-	return func() provider.Provider { return &mobileplanProvider{version: version, lifetime: lifetime} }
+// NewProtocol6 returns the provider's protocol 6 server, as tf6server.Serve
+// takes it.
+func NewProtocol6(version string, opts ...Option) func() tfprotov6.ProviderServer {
+	return providerserver.NewProtocol6(New(version, opts...)())
 }
 
 type providerModel struct {
@@ -117,7 +128,7 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				MarkdownDescription: fmt.Sprintf("Whether the refresh of `mobileplan_subscription` reads subscriptions from the service's list, %d a page, instead of with one request each (default `true`). "+
 					"A subscription the pages do not bring is read on its own, so one that is gone is still found gone. The scan stops before it would cost more than %d requests beyond one request per subscription, "+
 					"as when the configuration's subscriptions lie under many newer ones. Set `false` to read each subscription with its own request, as when the service counts list requests against a smaller quota than reads, "+
-					"or to rule this out while investigating an unexpected refresh result. See [Refresh by Pages](#refresh-by-pages).", client.MaxPageSize, pagedRefreshAllowance),
+					"or to rule this out while investigating an unexpected refresh result. See [Refresh by Pages](#refresh-by-pages).", client.MaxPageSize, PagedRefreshAllowance),
 				Optional: true,
 			},
 			"max_requests_per_second": schema.Float64Attribute{
@@ -187,7 +198,6 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		Token:                token,
 		UserAgent:            fmt.Sprintf("terraform-provider-mobileplan/%s (+https://registry.terraform.io/providers/mobileplan/mobileplan) Terraform/%s", p.version, req.TerraformVersion),
 		RequestTimeout:       client.DefaultRequestTimeout,
-		Lifetime:             p.lifetime,
 		MaxRequestsPerSecond: maxRPS,
 	}
 	maxRetries := client.DefaultMaxRetries
@@ -205,7 +215,10 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	pagedRefresh := cfg.PagedRefresh.IsNull() || cfg.PagedRefresh.IsUnknown() || cfg.PagedRefresh.ValueBool()
 	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": cc.RequestTimeout.String(), "preflight": mode, "paged_refresh": pagedRefresh, "max_requests_per_second": maxRPS})
-	data := &providerData{client: c, preflight: newPreflight(c, mode), refresh: newPagedRefresh(c, pagedRefresh), now: p.clock()}
+	data := &providerData{client: c, preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now}
+	if pagedRefresh && p.refresh != nil {
+		data.subscriptions = p.refresh(c)
+	}
 	resp.DataSourceData, resp.ResourceData, resp.ListResourceData = data, data, data
 }
 

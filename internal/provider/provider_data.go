@@ -11,15 +11,16 @@ import (
 )
 
 // providerData is what the provider's Configure hands to every resource,
-// data source and list resource: the client, and the preflight and paged
-// refresh of this provider instance (each nil when it is off). Before the
-// provider is configured (during validation) there is none, which callers
-// tolerate because no request is made then.
+// data source and list resource: the client, the preflight of this provider
+// instance (nil when it is off), and the ways of working its options chose.
+// Before the provider is configured (during validation) there is none,
+// which callers tolerate because no request is made then.
 type providerData struct {
-	client    *client.Client
-	preflight *preflight
-	refresh   *pagedRefresh
-	now       func() time.Time // never nil once configured
+	client        *client.Client
+	preflight     *preflight
+	subscriptions SubscriptionReader
+	states        StateCodec
+	now           func() time.Time
 }
 
 // providerDataFrom takes the provider's data out of a Configure request's

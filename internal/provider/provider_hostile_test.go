@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -29,16 +31,8 @@ func configureDirectly(t *testing.T, settings map[string]string) []*tfprotov6.Di
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, diags := configureServer(t, server, settings)
+	_, diags := acctest.ConfigureServer(t, server, settings)
 	return diags
-}
-
-func diagText(diags []*tfprotov6.Diagnostic) string {
-	var b strings.Builder
-	for _, d := range diags {
-		fmt.Fprintf(&b, "[%v] %s: %s (at %v)\n", d.Severity, d.Summary, d.Detail, d.Attribute)
-	}
-	return b.String()
 }
 
 func TestConfigure_tokenWithControlCharacterRefused(t *testing.T) {
@@ -52,7 +46,7 @@ func TestConfigure_tokenWithControlCharacterRefused(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			diags := configureDirectly(t, map[string]string{"base_url": "https://api.example.com", "api_token": tc.token})
-			text := diagText(diags)
+			text := acctest.DiagText(diags)
 			if len(diags) != 1 || diags[0].Severity != tfprotov6.DiagnosticSeverityError ||
 				diags[0].Summary != "Invalid api_token" || !diags[0].Attribute.Equal(tftypes.NewAttributePath().WithAttributeName("api_token")) {
 				t.Fatalf("want one error on api_token, got:\n%s", text)
@@ -75,7 +69,7 @@ func TestConfigure_environmentRefusedWithoutEcho(t *testing.T) {
 	t.Setenv(EnvAPIToken, "tok_from_env_424242\n")
 	t.Setenv(EnvBaseURL, "https://api.example.com")
 	diags := configureDirectly(t, nil)
-	text := diagText(diags)
+	text := acctest.DiagText(diags)
 	if !strings.Contains(text, "Invalid api_token") || !strings.Contains(text, "line feed") || !strings.Contains(text, "comes from the MOBILEPLAN_API_TOKEN environment variable") {
 		t.Errorf("want an api_token error naming the line feed and the variable:\n%s", text)
 	}
@@ -93,7 +87,7 @@ func TestConfigure_environmentRefusedWithoutEcho(t *testing.T) {
 	t.Setenv(EnvAPIToken, "t")
 	for _, raw := range []string{"https://user:pa55word@api.example.com:badport", "https://user:pa55word@api.example.com"} {
 		t.Setenv(EnvBaseURL, raw)
-		text := diagText(configureDirectly(t, nil))
+		text := acctest.DiagText(configureDirectly(t, nil))
 		if !strings.Contains(text, "Invalid base_url") || strings.Contains(text, "pa55") {
 			t.Errorf("want an Invalid base_url error without the password:\n%s", text)
 		}
@@ -110,7 +104,7 @@ func TestConfigure_baseURLRuleWiredWithoutEcho(t *testing.T) {
 		"http://10.0.0.1":                               "plain http to a host that is not loopback",
 	} {
 		diags := configureDirectly(t, map[string]string{"base_url": raw, "api_token": "t"})
-		text := diagText(diags)
+		text := acctest.DiagText(diags)
 		if !strings.Contains(text, "Invalid base_url") || !strings.Contains(text, reason) {
 			t.Errorf("%s: want an Invalid base_url error saying %q:\n%s", raw, reason, text)
 		}
@@ -207,7 +201,7 @@ func TestAccSecurity_redirectToAnotherOriginRefused(t *testing.T) {
 // Redacting is for display only: an '@' in the path is not a credential.
 func TestConfigure_atSignInPathAccepted(t *testing.T) {
 	t.Parallel()
-	if text := diagText(configureDirectly(t, map[string]string{"base_url": "https://api.example.com/@team", "api_token": "t"})); text != "" {
+	if text := acctest.DiagText(configureDirectly(t, map[string]string{"base_url": "https://api.example.com/@team", "api_token": "t"})); text != "" {
 		t.Errorf("want no diagnostics:\n%s", text)
 	}
 }

@@ -1,17 +1,19 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -25,7 +27,7 @@ import (
 )
 
 var testProviders = map[string]func() (tfprotov6.ProviderServer, error){
-	"mobileplan": NewProtocol6WithError(context.Background(), "test"),
+	"mobileplan": providerserver.NewProtocol6WithError(New("test")()),
 }
 
 // startEmulator gives each test its own service.
@@ -202,36 +204,7 @@ data "mobileplan_plans" "all" {}
 	})
 }
 
-func TestMain(m *testing.M) {
-	// Terraform must not look for new versions anywhere, and reads an empty
-	// CLI configuration instead of whatever the machine has.
-	os.Setenv("CHECKPOINT_DISABLE", "1")
-	// Every temporary file of this run, the CLI tests' provider build
-	// included, goes under one directory that is removed at the end.
-	root, err := os.MkdirTemp("", "mobileplan-provider-test")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("TMPDIR", root)
-	cliConfig := filepath.Join(root, "terraformrc")
-	if err := os.WriteFile(cliConfig, nil, 0o600); err != nil {
-		panic(err)
-	}
-	os.Setenv("TF_CLI_CONFIG_FILE", cliConfig)
-	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
-	os.Remove(cliConfig)
-	if left, _ := os.ReadDir(root); len(left) > 0 {
-		for _, e := range left {
-			fmt.Fprintf(os.Stderr, "left behind in the temp dir: %s\n", e.Name())
-		}
-		code = 1
-	}
-	os.RemoveAll(root)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(acctest.Main(m)) }
 
 // The token is sensitive, and nothing can switch TLS verification off.
 func TestProviderSchema_tokenSensitiveNoInsecureSwitch(t *testing.T) {

@@ -34,7 +34,7 @@ func TestCLI_fiftyUnderRateLimitsAndErrors(t *testing.T) {
 	srv.SetFaults(emulator.Faults{LatencyMs: 15, ErrorRate: 0.2, RetryAfterSeconds: 1, Seed: 7,
 		Statuses: []int{429, 500, 502, 503}, PostStatuses: []int{429}})
 	tf := newTerraformCLI(t)
-	tf.write("main.tf", fmt.Sprintf(`
+	tf.Write("main.tf", fmt.Sprintf(`
 terraform {
   required_providers {
     mobileplan = { source = "mobileplan/mobileplan" }
@@ -56,11 +56,11 @@ output "ids" {
   value = sort([for s in mobileplan_subscription.fleet : s.id])
 }
 `, srv.URL, srv.Token))
-	tf.must("apply", "-auto-approve", "-input=false")
-	tf.must("apply", "-refresh-only", "-auto-approve", "-input=false")
-	tf.expectNoChanges()
+	tf.Must("apply", "-auto-approve", "-input=false")
+	tf.Must("apply", "-refresh-only", "-auto-approve", "-input=false")
+	tf.ExpectNoChanges()
 
-	inState := strings.Fields(strings.NewReplacer("[", " ", "]", " ", ",", " ", `"`, " ").Replace(tf.must("output", "-json", "ids")))
+	inState := strings.Fields(strings.NewReplacer("[", " ", "]", " ", ",", " ", `"`, " ").Replace(tf.Must("output", "-json", "ids")))
 	srv.SetFaults(emulator.Faults{})
 	cl, err := client.New(client.Config{BaseURL: srv.URL, Token: srv.Token})
 	if err != nil {

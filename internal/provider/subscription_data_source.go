@@ -5,21 +5,19 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
 
 // mobileplan_subscription reads one subscription by id. Its attributes are
 // also those of each item of mobileplan_subscriptions: the resource's
-// (subscriptionValues), and usage, which only the data sources show.
+// (subscriptionItemModel), and usage, which only the data sources show.
 
-var _ datasource.DataSourceWithConfigure = (*lookupDataSource[client.Subscription, types.Object])(nil)
+var _ datasource.DataSourceWithConfigure = (*lookupDataSource[client.Subscription, subscriptionItemModel])(nil)
 
 func newSubscriptionDataSource() datasource.DataSource {
-	return &lookupDataSource[client.Subscription, types.Object]{
+	return &lookupDataSource[client.Subscription, subscriptionItemModel]{
 		typeSuffix:  "_subscription",
 		what:        "subscription",
 		keyAttr:     "id",
@@ -28,22 +26,8 @@ func newSubscriptionDataSource() datasource.DataSource {
 		get: func(ctx context.Context, c *client.Client, id string) (*client.Subscription, error) {
 			return c.GetSubscription(ctx, id)
 		},
-		convert: subscriptionModel,
+		convert: subscriptionItemModelOf,
 	}
-}
-
-// subscriptionItemType is a subscription as the data sources show it.
-var subscriptionItemType = dschema.Schema{Attributes: subscriptionDataSourceAttributes(false)}.Type().TerraformType(context.Background()).(tftypes.Object)
-
-// subscriptionModel is a subscription as the data sources show it.
-func subscriptionModel(s client.Subscription) (types.Object, diag.Diagnostics) {
-	attrs := subscriptionValues(&s)
-	attrs["remaining_allowance"] = allowanceShape.value(&s.RemainingAllowance)
-	o, err := objectFromTerraform(subscriptionItemType, tftypes.NewValue(subscriptionItemType, attrs))
-	if err != nil {
-		return o, diag.Diagnostics{diag.NewErrorDiagnostic("Could not show subscription "+s.ID, err.Error())}
-	}
-	return o, nil
 }
 
 // subscriptionDataSourceAttributes are the attributes of a subscription as a

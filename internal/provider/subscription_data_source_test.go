@@ -9,12 +9,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 func TestAccSubscriptionDataSource(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	sub := createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
+	sub := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
@@ -14,7 +16,7 @@ import (
 // not deprecated.
 func TestProviderSchema_marksTheServicesDeprecations(t *testing.T) {
 	t.Parallel()
-	schemas, err := NewProtocol6(context.Background(), "test")().GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	schemas, err := NewProtocol6("test")().GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil || len(schemas.Diagnostics) > 0 {
 		t.Fatalf("schema: %v %v", err, schemas.Diagnostics)
 	}
@@ -33,7 +35,7 @@ func TestProviderSchema_marksTheServicesDeprecations(t *testing.T) {
 		}
 		return a.NestedType.Attributes
 	}
-	subscription := schemas.ResourceSchemas[subscriptionType].Block.Attributes
+	subscription := schemas.ResourceSchemas[acctest.SubscriptionType].Block.Attributes
 	one := schemas.DataSourceSchemas["mobileplan_subscription"].Block.Attributes
 	list := nested(attribute(schemas.DataSourceSchemas["mobileplan_subscriptions"].Block.Attributes, "subscriptions"))
 	for where, attrs := range map[string][]*tfprotov6.SchemaAttribute{"resource": subscription, "data source": one, "list data source": list} {

@@ -12,6 +12,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // Refresh is stable: through the provider server, as Terraform calls it,
@@ -31,8 +32,8 @@ func TestReadResource_refreshChangesOnlyWithTheLifecycle(t *testing.T) {
 			t.Parallel()
 			// An emulator each: the clock moves for all its subscriptions.
 			srv := emulatortest.Start(t, emulator.Options{})
-			h := newProtoHarness(t, NewProtocol6(context.Background(), "test")(), srv)
-			sub := createAt(t, srv, req)
+			h := acctest.NewProtoHarness(t, NewProtocol6("test")(), srv)
+			sub := acctest.CreateAt(t, srv, req)
 			prior := map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, sub.ID)}
 			if req.Plan != nil {
 				prior["plan"] = tftypes.NewValue(inlinePlanType, map[string]tftypes.Value{
@@ -41,12 +42,12 @@ func TestReadResource_refreshChangesOnlyWithTheLifecycle(t *testing.T) {
 					"period_days": tftypes.NewValue(tftypes.Number, inline.PeriodDays),
 				})
 			}
-			stored := readRaw(t, h, h.dv(t, h.object(prior))) // what the apply stored
+			stored := readRaw(t, h, h.DV(t, h.Object(prior))) // what the apply stored
 
 			unchanged := func(when string) {
 				t.Helper()
 				if got := readRaw(t, h, stored); !bytes.Equal(got.MsgPack, stored.MsgPack) {
-					t.Fatalf("%s: the refreshed state differs from the stored one:\nstored  %s\nrefresh %s", when, h.value(t, stored), h.value(t, got))
+					t.Fatalf("%s: the refreshed state differs from the stored one:\nstored  %s\nrefresh %s", when, h.Value(t, stored), h.Value(t, got))
 				}
 			}
 			changes := func(when string, want ...string) {
@@ -79,23 +80,23 @@ func TestReadResource_refreshChangesOnlyWithTheLifecycle(t *testing.T) {
 
 // readRaw is a ReadResource of state as Terraform sends it, returning the
 // new state as the provider encodes it.
-func readRaw(t *testing.T, h *protoHarness, state *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
+func readRaw(t *testing.T, h *acctest.ProtoHarness, state *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
 	t.Helper()
-	resp, err := h.server.ReadResource(context.Background(), &tfprotov6.ReadResourceRequest{TypeName: subscriptionType, CurrentState: state})
+	resp, err := h.Server.ReadResource(context.Background(), &tfprotov6.ReadResourceRequest{TypeName: acctest.SubscriptionType, CurrentState: state})
 	if err != nil || len(resp.Diagnostics) > 0 {
-		t.Fatalf("read: %v %s", err, diagText(resp.Diagnostics))
+		t.Fatalf("read: %v %s", err, acctest.DiagText(resp.Diagnostics))
 	}
 	return resp.NewState
 }
 
 // changedAttributes are the names of the top-level attributes that differ.
-func changedAttributes(t *testing.T, h *protoHarness, before, after *tfprotov6.DynamicValue) []string {
+func changedAttributes(t *testing.T, h *acctest.ProtoHarness, before, after *tfprotov6.DynamicValue) []string {
 	t.Helper()
 	var b, a map[string]tftypes.Value
-	if err := h.value(t, before).As(&b); err != nil {
+	if err := h.Value(t, before).As(&b); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.value(t, after).As(&a); err != nil {
+	if err := h.Value(t, after).As(&a); err != nil {
 		t.Fatal(err)
 	}
 	var diff []string

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // expiryFixture is an account whose subscriptions expire at days apart,
@@ -32,7 +33,7 @@ func startExpiryFixture(t *testing.T) expiryFixture {
 		return client.CreateSubscriptionRequest{Plan: &client.InlinePlan{CoverageID: "cov-eu", DataMBs: 100 + days, PeriodDays: days}}
 	}
 	f := expiryFixture{srv: srv}
-	f.expired = createAt(t, srv, inline(1))
+	f.expired = acctest.CreateAt(t, srv, inline(1))
 	activate := func(s *client.Subscription) {
 		if err := srv.Activate(s.ID); err != nil {
 			t.Fatal(err)
@@ -42,7 +43,7 @@ func startExpiryFixture(t *testing.T) expiryFixture {
 	if _, err := srv.AdvanceClock(2 * 24 * 3600); err != nil {
 		t.Fatal(err)
 	}
-	f.soon, f.later, f.notActive = createAt(t, srv, inline(3)), createAt(t, srv, inline(30)), createAt(t, srv, inline(2))
+	f.soon, f.later, f.notActive = acctest.CreateAt(t, srv, inline(3)), acctest.CreateAt(t, srv, inline(30)), acctest.CreateAt(t, srv, inline(2))
 	activate(f.soon)
 	activate(f.later)
 	f.serviceNow = time.Unix(srv.Now(), 0)
@@ -102,7 +103,7 @@ func TestAccSubscriptionsDataSource_expiresBeforeValidated(t *testing.T) {
 // The list resource filters the same way, for `terraform query`.
 func TestAccSubscription_queryExpiresBefore(t *testing.T) {
 	t.Parallel()
-	requireCLI(t, queryFeature)
+	acctest.RequireCLI(t, acctest.Query)
 	f := startExpiryFixture(t)
 	id := func(s *client.Subscription) map[string]knownvalue.Check {
 		return map[string]knownvalue.Check{"id": knownvalue.StringExact(s.ID)}

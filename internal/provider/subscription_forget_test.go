@@ -1,6 +1,10 @@
 package provider
 
 import (
+	"bytes"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+
 	"context"
 	"fmt"
 	"strings"
@@ -31,8 +35,8 @@ import (
 // configuration).
 func requireDestroyFalse(t *testing.T) {
 	t.Helper()
-	skipUnlessAcceptance(t)
-	name, v := cliNameVersion(t)
+	acctest.SkipUnlessAcceptance(t)
+	name, v := acctest.CLINameVersion(t)
 	minimum := map[string]*version.Version{
 		"OpenTofu":  version.Must(version.NewVersion("1.12.0")),
 		"Terraform": version.Must(version.NewVersion("1.16.0")),
@@ -46,28 +50,24 @@ func requireDestroyFalse(t *testing.T) {
 // ApplyResourceChange calls that destroy (a null planned state): the calls
 // that reach the resource's Delete.
 type deleteCounter struct {
-	*protocolServer
+	tfprotov6.ProviderServer
 	deletes *atomic.Int32
 }
 
 func (c deleteCounter) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	if req.PlannedState == nil || isMsgPackNil(req.PlannedState.MsgPack) {
+	if req.PlannedState == nil || bytes.Equal(req.PlannedState.MsgPack, []byte{0xc0}) /* msgpack nil */ {
 		c.deletes.Add(1)
 	}
-	return c.protocolServer.ApplyResourceChange(ctx, req)
+	return c.ProviderServer.ApplyResourceChange(ctx, req)
 }
 
 // countingProvidersAt are providersAt(srv) that count into deletes.
 func countingProvidersAt(t *testing.T, srv *emulatortest.Server, deletes *atomic.Int32) map[string]func() (tfprotov6.ProviderServer, error) {
 	t.Helper()
-	server := protocol6(newWithClock(context.Background(), "test", func() time.Time { return time.Unix(srv.Now(), 0) }))
+	server := NewProtocol6("test", WithClock(func() time.Time { return time.Unix(srv.Now(), 0) }))
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		"mobileplan": func() (tfprotov6.ProviderServer, error) {
-			s, ok := server().(*protocolServer)
-			if !ok {
-				t.Fatal("the served server is not the wrapper")
-			}
-			return deleteCounter{protocolServer: s, deletes: deletes}, nil
+			return deleteCounter{ProviderServer: server(), deletes: deletes}, nil
 		},
 	}
 }
@@ -271,7 +271,7 @@ func (e expectActions) CheckPlan(_ context.Context, req plancheck.CheckPlanReque
 func createdSubscriptionIDs(t *testing.T, srv *emulatortest.Server) []string {
 	t.Helper()
 	var ids []string
-	for s, err := range serviceClient(t, srv).Subscriptions(t.Context()) {
+	for s, err := range acctest.ServiceClient(t, srv).Subscriptions(t.Context()) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+
 	"strings"
 	"testing"
 
@@ -19,7 +21,7 @@ func identityIs(addr string, id knownvalue.Check) statecheck.StateCheck {
 
 func TestAccSubscription_identity(t *testing.T) {
 	t.Parallel()
-	requireCLI(t, identityFeature)
+	acctest.RequireCLI(t, acctest.Identity)
 	srv := startEmulator(t)
 	config := withProvider(srv, `
 resource "mobileplan_subscription" "test" {
@@ -70,7 +72,7 @@ resource "mobileplan_subscription" "test" {
 // error, not an empty resource in state.
 func TestAccSubscription_identityImportOfUnknownID(t *testing.T) {
 	t.Parallel()
-	requireCLI(t, identityFeature)
+	acctest.RequireCLI(t, acctest.Identity)
 	srv := startEmulator(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
@@ -104,7 +106,7 @@ func TestImportState_emptyIDWithoutIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := diagText(resp.Diagnostics)
+	got := acctest.DiagText(resp.Diagnostics)
 	if !strings.Contains(got, "Missing subscription id") || strings.Contains(got, "Value Conversion Error") {
 		t.Fatalf("diagnostics:\n%s", got)
 	}

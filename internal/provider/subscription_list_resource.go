@@ -129,12 +129,12 @@ func subscriptionListResult(ctx context.Context, req list.ListRequest, sub *clie
 	}
 	// `plan` stays null: the generated configuration names the plan by
 	// plan_id, as an import of the subscription does.
-	state, err := subscriptionState(ctx, sub, noInputs())
-	if err != nil {
-		result.Diagnostics.AddError("Could not show subscription "+sub.ID, err.Error())
+	model, diags := subscriptionResourceModelOf(sub, noInputs())
+	result.Diagnostics.Append(diags...)
+	if diags.HasError() {
 		return result
 	}
-	result.Resource.Raw = state
+	result.Diagnostics.Append(result.Resource.Set(ctx, &model)...)
 	return result
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // These tests call the provider server's ListResource the way Terraform's
@@ -47,9 +48,9 @@ func newListServer(t *testing.T, srv *emulatortest.Server) *listServer {
 	if !ok {
 		t.Fatal("the provider server does not serve list resources")
 	}
-	schema, diags := configureServer(t, server, emulatorSettings(srv))
+	schema, diags := acctest.ConfigureServer(t, server, acctest.EmulatorSettings(srv))
 	if hasErrors(diags) {
-		t.Fatalf("configure: %s", diagText(diags))
+		t.Fatalf("configure: %s", acctest.DiagText(diags))
 	}
 	return &listServer{t: t, server: server, schema: schema}
 }
@@ -126,7 +127,7 @@ func (s *listServer) identityType() tftypes.Type {
 	s.t.Helper()
 	resp, err := s.server.GetResourceIdentitySchemas(context.Background(), &tfprotov6.GetResourceIdentitySchemasRequest{})
 	if err != nil || hasErrors(resp.Diagnostics) {
-		s.t.Fatalf("GetResourceIdentitySchemas: %v %s", err, diagText(resp.Diagnostics))
+		s.t.Fatalf("GetResourceIdentitySchemas: %v %s", err, acctest.DiagText(resp.Diagnostics))
 	}
 	schema, ok := resp.IdentitySchemas["mobileplan_subscription"]
 	if !ok {
@@ -175,7 +176,7 @@ func ids(t *testing.T, results []listed) []string {
 	var out []string
 	for _, r := range results {
 		if hasErrors(r.diags) {
-			t.Fatalf("result with errors: %s", diagText(r.diags))
+			t.Fatalf("result with errors: %s", acctest.DiagText(r.diags))
 		}
 		out = append(out, str(r.identity["id"]))
 	}
@@ -309,8 +310,8 @@ func TestListResource_validatesFilters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !hasErrors(resp.Diagnostics) || !regexp.MustCompile(tc.want).MatchString(diagText(resp.Diagnostics)) {
-			t.Errorf("%v: diagnostics %q, want an error matching %q", tc.filters, diagText(resp.Diagnostics), tc.want)
+		if !hasErrors(resp.Diagnostics) || !regexp.MustCompile(tc.want).MatchString(acctest.DiagText(resp.Diagnostics)) {
+			t.Errorf("%v: diagnostics %q, want an error matching %q", tc.filters, acctest.DiagText(resp.Diagnostics), tc.want)
 		}
 	}
 }
@@ -318,7 +319,7 @@ func TestListResource_validatesFilters(t *testing.T) {
 func TestListResource_resultsCarryIdentityDisplayNameAndResource(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	sub := createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
+	sub := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
 	s := newListServer(t, srv)
 
 	bare := s.list(nil, 0, false)
@@ -338,7 +339,7 @@ func TestListResource_resultsCarryIdentityDisplayNameAndResource(t *testing.T) {
 
 	full := s.list(nil, 0, true)
 	if len(full) != 1 || hasErrors(full[0].diags) || len(full[0].diags) != 0 {
-		t.Fatalf("include_resource = true: %d results, diagnostics %s", len(full), diagText(full[0].diags))
+		t.Fatalf("include_resource = true: %d results, diagnostics %s", len(full), acctest.DiagText(full[0].diags))
 	}
 	res := full[0].resource
 	for attr, want := range map[string]string{"id": sub.ID, "plan_id": "plan_001", "esim_iccid": sub.EsimICCID, "state": "ready"} {
@@ -370,9 +371,9 @@ func TestListResource_pageFailureIsADiagnostic(t *testing.T) {
 	}
 	last := results[25]
 	if !hasErrors(last.diags) {
-		t.Fatalf("the last result carries no error: %s", diagText(last.diags))
+		t.Fatalf("the last result carries no error: %s", acctest.DiagText(last.diags))
 	}
-	text := diagText(last.diags)
+	text := acctest.DiagText(last.diags)
 	for _, want := range []string{"Could not list subscriptions", "Listing stopped at page 2, after 25 items had been read", "HTTP 401", "unauthorized", "MOBILEPLAN_API_TOKEN"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("paging error lacks %q:\n%s", want, text)

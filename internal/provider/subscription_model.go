@@ -1,13 +1,15 @@
 package provider
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
 
-// subscriptionAttrs are the resource's attributes that come from the
-// service's answer, read from a plan or state. The values are written by
-// subscriptionState (subscription_state.go), from the one mapping of a
-// subscription, subscriptionValues.
+// subscriptionAttrs are the attributes of a subscription as the service
+// answers it, which the resource and the data sources show alike.
 type subscriptionAttrs struct {
 	ID                 types.String `tfsdk:"id"`
 	PlanID             types.String `tfsdk:"plan_id"`
@@ -19,4 +21,85 @@ type subscriptionAttrs struct {
 	Metadata           types.Map    `tfsdk:"metadata"`
 	PlanDetails        types.Object `tfsdk:"plan_details"`
 	PurchasedAllowance types.Object `tfsdk:"purchased_allowance"`
+}
+
+// subscriptionAttrsOf is the one mapping of a subscription from the
+// client's type.
+func subscriptionAttrsOf(sub *client.Subscription) (subscriptionAttrs, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	metadata := types.MapNull(types.StringType)
+	if sub.Metadata != nil {
+		elems := make(map[string]attr.Value, len(sub.Metadata))
+		for k, v := range sub.Metadata {
+			elems[k] = types.StringValue(v)
+		}
+		var d diag.Diagnostics
+		metadata, d = types.MapValue(types.StringType, elems)
+		diags.Append(d...)
+	}
+	details, err := planDetailsShape.object(&sub.Plan)
+	if err != nil {
+		diags.AddError("Could not show the plan of subscription "+sub.ID, err.Error())
+	}
+	allowance, err := allowanceShape.object(&sub.PurchasedAllowance)
+	if err != nil {
+		diags.AddError("Could not show the allowance of subscription "+sub.ID, err.Error())
+	}
+	return subscriptionAttrs{
+		ID:                 types.StringValue(sub.ID),
+		PlanID:             types.StringValue(sub.PlanID),
+		EsimICCID:          types.StringValue(sub.EsimICCID),
+		State:              types.StringValue(sub.State),
+		CreatedAt:          types.Int64Value(sub.CreatedAt),
+		ActivatedAt:        types.Int64PointerValue(sub.ActivatedAt),
+		ExpireAt:           types.Int64PointerValue(sub.ExpireAt),
+		Metadata:           metadata,
+		PlanDetails:        details,
+		PurchasedAllowance: allowance,
+	}, diags
+}
+
+// subscriptionResourceModel is mobileplan_subscription: the subscription,
+// and the inputs the service does not keep.
+type subscriptionResourceModel struct {
+	subscriptionAttrs
+	Plan              types.Object `tfsdk:"plan"`
+	EarlyRenewalHours types.Int64  `tfsdk:"early_renewal_hours"`
+	ReadyForRenewal   types.Bool   `tfsdk:"ready_for_renewal"`
+}
+
+// subscriptionResourceModelOf is the resource's state for sub, with the
+// inputs taken from in, and ready_for_renewal false: it is true only in a
+// plan that renews.
+func subscriptionResourceModelOf(sub *client.Subscription, in subscriptionResourceModel) (subscriptionResourceModel, diag.Diagnostics) {
+	attrs, diags := subscriptionAttrsOf(sub)
+	return subscriptionResourceModel{
+		subscriptionAttrs: attrs,
+		Plan:              in.Plan,
+		EarlyRenewalHours: in.EarlyRenewalHours,
+		ReadyForRenewal:   types.BoolValue(false),
+	}, diags
+}
+
+// noInputs are the inputs of a subscription Terraform did not make: none.
+func noInputs() subscriptionResourceModel {
+	return subscriptionResourceModel{Plan: types.ObjectNull(inlinePlanAttrTypes), EarlyRenewalHours: types.Int64Null()}
+}
+
+// subscriptionItemModel is a subscription as the data sources show it: the
+// resource's attributes, and usage, which only the data sources show (a
+// usage counter in a resource would be drift on every refresh of a
+// subscription in use).
+type subscriptionItemModel struct {
+	subscriptionAttrs
+	RemainingAllowance types.Object `tfsdk:"remaining_allowance"`
+}
+
+func subscriptionItemModelOf(s client.Subscription) (subscriptionItemModel, diag.Diagnostics) {
+	attrs, diags := subscriptionAttrsOf(&s)
+	remaining, err := allowanceShape.object(&s.RemainingAllowance)
+	if err != nil {
+		diags.AddError("Could not show the usage of subscription "+s.ID, err.Error())
+	}
+	return subscriptionItemModel{subscriptionAttrs: attrs, RemainingAllowance: remaining}, diags
 }

@@ -13,14 +13,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 func TestAccSubscription_query(t *testing.T) {
 	t.Parallel()
-	requireCLI(t, queryFeature)
+	acctest.RequireCLI(t, acctest.Query)
 	srv := startEmulator(t)
-	older := createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
-	newer := createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
+	older := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
+	newer := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
 	if err := srv.Activate(older.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -90,18 +91,18 @@ list "mobileplan_subscription" "newest" {
 // users: terraform query -generate-config-out, plan, apply, plan again.
 func TestCLI_queryGenerateConfigRoundTrip(t *testing.T) {
 	t.Parallel()
-	requireCLI(t, queryFeature)
+	acctest.RequireCLI(t, acctest.Query)
 	tf := newTerraformCLI(t)
 	f := startListFixture(t) // 30 subscriptions, two pages
-	tf.write("main.tf", cliProvider(f.srv))
-	tf.write("query.tfquery.hcl", `
+	tf.Write("main.tf", cliProvider(f.srv))
+	tf.Write("query.tfquery.hcl", `
 list "mobileplan_subscription" "found" {
   provider = mobileplan
   limit    = 30
 }
 `)
 	before := f.srv.RequestCounts()[listRoute]
-	out := tf.must("query", "-generate-config-out=generated.tf")
+	out := tf.Must("query", "-generate-config-out=generated.tf")
 	if got := f.srv.RequestCounts()[listRoute] - before; got > 2 {
 		t.Errorf("the query sent %d list requests, want at most ceil(30/25) = 2", got)
 	}
@@ -110,22 +111,22 @@ list "mobileplan_subscription" "found" {
 			t.Errorf("query output lacks %s:\n%s", id, out)
 		}
 	}
-	generated := tf.read("generated.tf")
+	generated := tf.Read("generated.tf")
 	for _, want := range []string{`resource "mobileplan_subscription"`, "import {", "identity = {", `id = "` + f.subIDs[0] + `"`} {
 		if !regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(want), " ", `\s+`)).MatchString(generated) {
 			t.Errorf("generated config lacks %q:\n%s", want, generated)
 		}
 	}
-	out = tf.must("plan", "-input=false")
+	out = tf.Must("plan", "-input=false")
 	if want := fmt.Sprintf("%d to import, 0 to add, 0 to change, 0 to destroy", manySubscriptions); !strings.Contains(out, want) {
 		t.Fatalf("plan of the generated configuration lacks %q:\n%s", want, out)
 	}
 	creates := f.srv.RequestCounts()["POST /v1/subscriptions"]
-	out = tf.must("apply", "-auto-approve", "-input=false")
+	out = tf.Must("apply", "-auto-approve", "-input=false")
 	if want := fmt.Sprintf("%d imported, 0 added, 0 changed, 0 destroyed", manySubscriptions); !strings.Contains(out, want) {
 		t.Fatalf("apply lacks %q:\n%s", want, out)
 	}
-	tf.expectNoChanges()
+	tf.ExpectNoChanges()
 	if n := f.srv.RequestCounts()["POST /v1/subscriptions"] - creates; n != 0 {
 		t.Errorf("importing sent %d create requests", n)
 	}

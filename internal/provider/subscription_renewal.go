@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"math"
 	"time"
@@ -9,8 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/vmihailenco/msgpack/v5"
-	"github.com/vmihailenco/msgpack/v5/msgpcode"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
@@ -25,12 +22,10 @@ import (
 // none.
 //
 // What moves a subscription into its window is time alone, so the plan
-// that renews it has a prior state equal to its proposed new state: the
-// plan unchangedPlan (protocol_server.go) answers without the framework. It
-// leaves to the framework every state for which renewalPossible holds,
-// early_renewal_hours and expire_at both set, whatever the clock says, and
-// ModifyPlan renews only such states.
-// TestUnchangedPlan_neverHidesARenewal checks the two agree.
+// that renews it has a prior state equal to its proposed new state. A
+// shortcut that answers such plans without the framework (package fastpath)
+// must leave to it every state with early_renewal_hours and expire_at both
+// set, whatever the clock says: ModifyPlan renews only such states.
 
 var (
 	earlyRenewalHoursPath = path.Root("early_renewal_hours")
@@ -88,42 +83,4 @@ func renewalDue(state string, expireAt, hours, now int64) bool {
 		return true
 	}
 	return expireAt < now+window
-}
-
-// renewalPossible reports whether a state of mobileplan_subscription, as
-// msgpack, may be due for renewal at some time: early_renewal_hours and
-// expire_at are both set. It reads only the top-level keys and skips every
-// value, so the unchanged plans it lets through cost no decoding of the
-// state. Anything it cannot read counts as possible.
-func renewalPossible(state []byte) bool {
-	dec := msgpack.GetDecoder()
-	defer msgpack.PutDecoder(dec)
-	dec.Reset(bytes.NewReader(state))
-	n, err := dec.DecodeMapLen()
-	if err != nil || n < 0 {
-		return true
-	}
-	var hours, expires bool
-	for range n {
-		key, err := dec.DecodeString()
-		if err != nil {
-			return true
-		}
-		if key == "early_renewal_hours" || key == "expire_at" {
-			code, err := dec.PeekCode()
-			if err != nil {
-				return true
-			}
-			set := code != msgpcode.Nil
-			if key == "expire_at" {
-				expires = set
-			} else {
-				hours = set
-			}
-		}
-		if err := dec.Skip(); err != nil {
-			return true
-		}
-	}
-	return hours && expires
 }

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -18,13 +17,14 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // providersAt are the provider factories of the in-process provider whose
 // clock is srv's: moving srv's clock forward moves the provider's renewal
-// window with it (clock.go).
+// window with it (WithClock).
 func providersAt(srv *emulatortest.Server) map[string]func() (tfprotov6.ProviderServer, error) {
-	server := protocol6(newWithClock(context.Background(), "test", func() time.Time { return time.Unix(srv.Now(), 0) }))
+	server := NewProtocol6("test", WithClock(func() time.Time { return time.Unix(srv.Now(), 0) }))
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		"mobileplan": func() (tfprotov6.ProviderServer, error) { return server(), nil },
 	}
@@ -79,7 +79,7 @@ resource "mobileplan_subscription" %q {
 // provider's) renewalAdvance forward.
 func activateRenewalCases(t *testing.T, srv *emulatortest.Server) {
 	t.Helper()
-	subs, err := client.Collect(serviceClient(t, srv).Subscriptions(t.Context()), nil, 0)
+	subs, err := client.Collect(acctest.ServiceClient(t, srv).Subscriptions(t.Context()), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ resource "mobileplan_subscription" "s" {
 			{
 				PreConfig: func() {
 					creates = srv.RequestCounts()["POST /v1/subscriptions"]
-					subs, err := client.Collect(serviceClient(t, srv).Subscriptions(t.Context()), nil, 0)
+					subs, err := client.Collect(acctest.ServiceClient(t, srv).Subscriptions(t.Context()), nil, 0)
 					if err != nil || len(subs) != 1 {
 						t.Fatalf("subscriptions %v %v", subs, err)
 					}
@@ -263,7 +263,7 @@ func TestCLI_renewalWarns(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
 	tf := newTerraformCLI(t)
-	tf.write("main.tf", cliProvider(srv)+`
+	tf.Write("main.tf", cliProvider(srv)+`
 resource "mobileplan_subscription" "phone" {
   plan_id             = "plan_001"
   early_renewal_hours = 0
@@ -273,17 +273,17 @@ output "id" {
   value = mobileplan_subscription.phone.id
 }
 `)
-	tf.must("apply", "-auto-approve", "-input=false")
-	first := strings.TrimSpace(tf.must("output", "-raw", "id"))
+	tf.Must("apply", "-auto-approve", "-input=false")
+	first := strings.TrimSpace(tf.Must("output", "-raw", "id"))
 	old := createdSubscription(t, srv, first)
 	if err := srv.Activate(first); err != nil {
 		t.Fatal(err)
 	}
-	tf.expectNoChanges() // active, 7 days left: not due with 0
+	tf.ExpectNoChanges() // active, 7 days left: not due with 0
 	if _, err := srv.AdvanceClock(8 * 24 * 3600); err != nil {
 		t.Fatal(err)
 	}
-	out, _ := tf.run(nil, "plan", "-input=false")
+	out, _ := tf.Run(nil, "plan", "-input=false")
 	for _, want := range []string{
 		"must be replaced", "ready_for_renewal", "Warning: Renewing a subscription gives the device a new eSIM",
 		first + " (eSIM " + old.EsimICCID + ") expired at", "a new subscription is created on a new eSIM, with a new ICCID",
@@ -293,8 +293,8 @@ output "id" {
 			t.Errorf("renewal plan lacks %q:\n%s", want, out)
 		}
 	}
-	tf.must("apply", "-auto-approve", "-input=false")
-	second := strings.TrimSpace(tf.must("output", "-raw", "id"))
+	tf.Must("apply", "-auto-approve", "-input=false")
+	second := strings.TrimSpace(tf.Must("output", "-raw", "id"))
 	if second == first {
 		t.Fatalf("the renewal kept id %s", first)
 	}
@@ -304,7 +304,7 @@ output "id" {
 	if still := createdSubscription(t, srv, first); still.State != client.StateExpired {
 		t.Errorf("the old subscription is %s at the service, want still there, expired", still.State)
 	}
-	tf.expectNoChanges()
+	tf.ExpectNoChanges()
 }
 
 // prevent_destroy stops a renewal, which is a replacement: the plan fails

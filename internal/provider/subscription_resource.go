@@ -39,17 +39,11 @@ var (
 func newSubscriptionResource() resource.Resource { return &subscriptionResource{} }
 
 type subscriptionResource struct {
-	client    *client.Client
-	preflight *preflight
-	refresh   *pagedRefresh
-	now       func() time.Time // renewal's clock; nil is the wall clock
-}
-
-type subscriptionResourceModel struct {
-	subscriptionAttrs
-	Plan              types.Object `tfsdk:"plan"`
-	EarlyRenewalHours types.Int64  `tfsdk:"early_renewal_hours"`
-	ReadyForRenewal   types.Bool   `tfsdk:"ready_for_renewal"`
+	client        *client.Client
+	preflight     *preflight
+	subscriptions SubscriptionReader
+	states        StateCodec
+	now           func() time.Time // renewal's clock
 }
 
 func (r *subscriptionResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -171,7 +165,7 @@ func subscriptionResourceSchemaV0() schema.Schema {
 }
 
 // upgradeSubscriptionState upgrades a state of version 0 or 1.
-func upgradeSubscriptionState(_ context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+func upgradeSubscriptionState(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
 	var attrs map[string]tftypes.Value
 	if err := req.State.Raw.As(&attrs); err != nil {
 		resp.Diagnostics.AddError("Could not upgrade the subscription's state", err.Error())
@@ -180,7 +174,7 @@ func upgradeSubscriptionState(_ context.Context, req resource.UpgradeStateReques
 	delete(attrs, "remaining_allowance")
 	attrs["early_renewal_hours"] = tftypes.NewValue(tftypes.Number, nil)
 	attrs["ready_for_renewal"] = tftypes.NewValue(tftypes.Bool, false)
-	resp.State.Raw = tftypes.NewValue(subscriptionStateType, attrs)
+	resp.State.Raw = tftypes.NewValue(resp.State.Schema.Type().TerraformType(ctx), attrs)
 }
 
 func (r *subscriptionResource) ConfigValidators(context.Context) []resource.ConfigValidator {
@@ -191,7 +185,7 @@ func (r *subscriptionResource) ConfigValidators(context.Context) []resource.Conf
 
 func (r *subscriptionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	data := providerDataFrom(req.ProviderData, &resp.Diagnostics)
-	r.client, r.preflight, r.refresh, r.now = data.client, data.preflight, data.refresh, data.now
+	r.client, r.preflight, r.subscriptions, r.states, r.now = data.client, data.preflight, data.subscriptions, data.states, data.now
 }
 
 func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -223,19 +217,19 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 		resp.Diagnostics.Append(diagnostics.APIError("Could not create subscription", err, attr))
 		return
 	}
-	newState, err := subscriptionState(ctx, sub, plan) // resp.State.Set's value, without its reflection
-	if err != nil {
-		resp.Diagnostics.AddError("Could not store subscription "+sub.ID, err.Error())
+	model, diags := subscriptionResourceModelOf(sub, plan)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
 		return
 	}
-	resp.State.Raw = newState
+	resp.Diagnostics.Append(r.states.Set(ctx, &resp.State, &model)...)
 	resp.Diagnostics.Append(setSubscriptionIdentity(ctx, resp.Identity, types.StringValue(sub.ID))...)
 }
 
 func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, err := subscriptionStateKept(ctx, req.State.Raw) // the id and inputs only: State.Get's reflection cost more
-	if err != nil {
-		resp.Diagnostics.AddError("Could not read the subscription's state", err.Error())
+	var state subscriptionResourceModel
+	resp.Diagnostics.Append(r.states.Get(ctx, req.State, &state)...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	// Identity first: a subscription found gone leaves no state, yet the
@@ -243,7 +237,7 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 	// never send.
 	resp.Diagnostics.Append(setSubscriptionIdentity(ctx, resp.Identity, state.ID)...)
 	id := state.ID.ValueString()
-	sub, err := r.refresh.subscription(ctx, r.client, id) // from a list page, or its own GET
+	sub, err := r.subscriptions.Subscription(ctx, id)
 	switch {
 	case client.IsNotFound(err):
 		resp.Diagnostics.AddWarning("Subscription no longer exists",
@@ -256,12 +250,12 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.Append(diagnostics.APIError("Could not read subscription "+id, err, path.Empty()))
 		return
 	}
-	newState, err := subscriptionState(ctx, sub, state) // resp.State.Set's value, without its reflection
-	if err != nil {
-		resp.Diagnostics.AddError("Could not store subscription "+id, err.Error())
+	model, diags := subscriptionResourceModelOf(sub, state)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
 		return
 	}
-	resp.State.Raw = newState
+	resp.Diagnostics.Append(r.states.Set(ctx, &resp.State, &model)...)
 }
 
 // Update is reached only when `plan` is written into state without a change

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -76,16 +77,16 @@ func TestCLI_stateOfThePreviousSchemaPlansNoChanges(t *testing.T) {
 	c := newTerraformCLI(t)
 	srv := startSchemaV0Emulator(t)
 	v0 := schemaV0State(t)
-	c.write("main.tf", cliProvider(srv)+schemaV0Config)
-	c.write("terraform.tfstate", v0)
+	c.Write("main.tf", cliProvider(srv)+schemaV0Config)
+	c.Write("terraform.tfstate", v0)
 
 	noDrift := func(when string) {
 		t.Helper()
-		c.expectNoChanges()
+		c.ExpectNoChanges()
 		// The exit code of a refresh-only plan is not to be trusted on
 		// Terraform before 1.15 (it reports a change for any number
 		// attribute); its text is.
-		out := c.must("plan", "-refresh-only", "-input=false")
+		out := c.Must("plan", "-refresh-only", "-input=false")
 		// "changed outside of Terraform", or "of OpenTofu".
 		if strings.Contains(out, "changed outside of") || !strings.Contains(out, "No changes.") {
 			t.Fatalf("%s: a refresh-only plan reports drift:\n%s", when, out)
@@ -93,8 +94,8 @@ func TestCLI_stateOfThePreviousSchemaPlansNoChanges(t *testing.T) {
 	}
 	noDrift("the previous release's state")
 
-	c.must("apply", "-refresh-only", "-auto-approve", "-input=false")
-	before, after := stateInstances(t, v0), stateInstances(t, c.read("terraform.tfstate"))
+	c.Must("apply", "-refresh-only", "-auto-approve", "-input=false")
+	before, after := stateInstances(t, v0), stateInstances(t, c.Read("terraform.tfstate"))
 	if len(after) != 2 {
 		t.Fatalf("%d subscriptions in the refreshed state, want 2", len(after))
 	}
@@ -125,24 +126,23 @@ func TestCLI_stateOfThePreviousSchemaPlansNoChanges(t *testing.T) {
 
 // Through the provider server, without a CLI: the previous release's state
 // of each subscription upgrades to the same values without
-// remaining_allowance and with renewal off, a read of it changes nothing, and the plan that
-// follows is the fast path's, the same as the framework's.
+// remaining_allowance and with renewal off, and a read of it changes
+// nothing.
 func TestUpgradeResourceState_previousSchema(t *testing.T) {
 	t.Parallel()
 	srv := startSchemaV0Emulator(t)
-	h := newProtoHarness(t, NewProtocol6(context.Background(), "test")(), srv)
-	framework := newProtoHarness(t, providerserver.NewProtocol6(New("test")())(), srv)
+	h := acctest.NewProtoHarness(t, NewProtocol6("test")(), srv)
 	for name, inst := range stateInstances(t, schemaV0State(t)) {
 		raw := []byte(jsonText(t, inst.Attributes))
-		resp, err := h.server.UpgradeResourceState(context.Background(), &tfprotov6.UpgradeResourceStateRequest{
-			TypeName: subscriptionType, Version: inst.SchemaVersion, RawState: &tfprotov6.RawState{JSON: raw},
+		resp, err := h.Server.UpgradeResourceState(context.Background(), &tfprotov6.UpgradeResourceStateRequest{
+			TypeName: acctest.SubscriptionType, Version: inst.SchemaVersion, RawState: &tfprotov6.RawState{JSON: raw},
 		})
 		if err != nil || len(resp.Diagnostics) > 0 {
-			t.Fatalf("%s: upgrade: %v %s", name, err, diagText(resp.Diagnostics))
+			t.Fatalf("%s: upgrade: %v %s", name, err, acctest.DiagText(resp.Diagnostics))
 		}
 		// The state as version 2 sees it: the same JSON, the attribute it
 		// no longer has left out,
-		want, err := (&tfprotov6.RawState{JSON: raw}).UnmarshalWithOpts(h.typ, tfprotov6.UnmarshalOpts{
+		want, err := (&tfprotov6.RawState{JSON: raw}).UnmarshalWithOpts(h.Type, tfprotov6.UnmarshalOpts{
 			ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true},
 		})
 		if err != nil {
@@ -155,27 +155,14 @@ func TestUpgradeResourceState_previousSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		attrs["ready_for_renewal"] = tftypes.NewValue(tftypes.Bool, false)
-		want = tftypes.NewValue(h.typ, attrs)
-		if got := h.value(t, resp.UpgradedState); !got.Equal(want) {
+		want = tftypes.NewValue(h.Type, attrs)
+		if got := h.Value(t, resp.UpgradedState); !got.Equal(want) {
 			t.Errorf("%s: upgraded to\n%s\nwant\n%s", name, got, want)
 		}
 		refreshed := readRaw(t, h, resp.UpgradedState)
 		if !bytes.Equal(refreshed.MsgPack, resp.UpgradedState.MsgPack) {
-			t.Errorf("%s: a read of the upgraded state changed it:\n%s\n%s", name, h.value(t, resp.UpgradedState), h.value(t, refreshed))
+			t.Errorf("%s: a read of the upgraded state changed it:\n%s\n%s", name, h.Value(t, resp.UpgradedState), h.Value(t, refreshed))
 		}
-		// Then Terraform plans: the fast path answers, as the framework
-		// would.
-		plan := &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType, Config: h.dv(t, configOf(h, h.value(t, refreshed))),
-			PriorState: refreshed, ProposedNewState: refreshed}
-		got, ok := h.server.(*protocolServer).unchangedPlan(context.Background(), plan)
-		if !ok {
-			t.Fatalf("%s: the plan of the upgraded state went to the framework", name)
-		}
-		wantPlan, err := framework.server.PlanResourceChange(context.Background(), plan)
-		if err != nil {
-			t.Fatal(err)
-		}
-		comparePlans(t, framework, wantPlan, got)
 	}
 }
 
@@ -200,7 +187,7 @@ func stateInstances(t *testing.T, state string) map[string]stateInstance {
 	}
 	out := map[string]stateInstance{}
 	for _, r := range doc.Resources {
-		if r.Type == subscriptionType && len(r.Instances) == 1 {
+		if r.Type == acctest.SubscriptionType && len(r.Instances) == 1 {
 			out[r.Name] = r.Instances[0]
 		}
 	}

@@ -21,12 +21,12 @@ func newSubscriptionsDataSource() datasource.DataSource { return &subscriptionsD
 type subscriptionsDataSource struct{ baseDataSource }
 
 type subscriptionsDataSourceModel struct {
-	State         types.String   `tfsdk:"state"`
-	PlanID        types.String   `tfsdk:"plan_id"`
-	ExpiresBefore types.String   `tfsdk:"expires_before"`
-	MaxItems      types.Int64    `tfsdk:"max_items"`
-	IDs           []string       `tfsdk:"ids"`
-	Subscriptions []types.Object `tfsdk:"subscriptions"`
+	State         types.String            `tfsdk:"state"`
+	PlanID        types.String            `tfsdk:"plan_id"`
+	ExpiresBefore types.String            `tfsdk:"expires_before"`
+	MaxItems      types.Int64             `tfsdk:"max_items"`
+	IDs           []string                `tfsdk:"ids"`
+	Subscriptions []subscriptionItemModel `tfsdk:"subscriptions"`
 }
 
 func (d *subscriptionsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -65,9 +65,9 @@ func (d *subscriptionsDataSource) Read(ctx context.Context, req datasource.ReadR
 	keep := func(s client.Subscription) bool {
 		return matches(cfg.State, &s.State) && matches(cfg.PlanID, &s.PlanID) && expiry.keep(&s)
 	}
-	cfg.Subscriptions, cfg.IDs = listing[client.Subscription, types.Object]{
+	cfg.Subscriptions, cfg.IDs = listing[client.Subscription, subscriptionItemModel]{
 		what: "subscriptions", seq: d.client.Subscriptions(ctx), keep: keep, maxItems: cfg.MaxItems,
-		convert: subscriptionModel, key: func(s client.Subscription) string { return s.ID },
+		convert: subscriptionItemModelOf, key: func(s client.Subscription) string { return s.ID },
 	}.read(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return

@@ -53,21 +53,21 @@ func TestCLI_bulkImportExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tf.write("main.tf", string(example))
-	out := tf.must("plan", "-input=false")
+	tf.Write("main.tf", string(example))
+	out := tf.Must("plan", "-input=false")
 	want := fmt.Sprintf("%d to import, 0 to add, 0 to change, 0 to destroy", manySubscriptions)
 	if !strings.Contains(out, want) {
 		t.Fatalf("bulk import plan lacks %q:\n%s", want, out)
 	}
-	out = tf.must("apply", "-auto-approve", "-input=false")
+	out = tf.Must("apply", "-auto-approve", "-input=false")
 	if !strings.Contains(out, fmt.Sprintf("%d imported, 0 added, 0 changed, 0 destroyed", manySubscriptions)) {
 		t.Fatalf("bulk import apply:\n%s", out)
 	}
-	tf.expectNoChanges()
+	tf.ExpectNoChanges()
 	if n := f.srv.RequestCounts()["POST /v1/subscriptions"]; n != manySubscriptions {
 		t.Errorf("%d creates at the service, want only the fixture's %d", n, manySubscriptions)
 	}
-	state := tf.must("state", "list")
+	state := tf.Must("state", "list")
 	if got := strings.Count(state, "mobileplan_subscription.adopted["); got != manySubscriptions {
 		t.Errorf("state holds %d adopted subscriptions, want %d:\n%s", got, manySubscriptions, state)
 	}

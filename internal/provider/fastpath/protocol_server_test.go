@@ -1,6 +1,9 @@
-package provider
+package fastpath
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+
 	"bytes"
 	"context"
 	"fmt"
@@ -30,25 +33,25 @@ import (
 func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{})
-	framework := newProtoHarness(t, providerserver.NewProtocol6(New("test")())(), srv)
-	served := newProtoHarness(t, NewProtocol6(context.Background(), "test")(), srv)
-	wrapper := served.server.(*protocolServer)
+	framework := acctest.NewProtoHarness(t, providerserver.NewProtocol6(provider.New("test")())(), srv)
+	served := acctest.NewProtoHarness(t, NewProtocol6("test")(), srv)
+	wrapper := served.Server.(*protocolServer)
 
 	states := lifecycleStates(t, srv, served)
 	rng := rand.New(rand.NewPCG(15, 2)) //nolint:gosec // test data, reproducible
 	for len(states) < 200 {
-		if v := randomValue(rng, served.typ, false); !v.IsNull() {
+		if v := randomValue(rng, served.Type, false); !v.IsNull() {
 			states = append(states, v)
 		}
 	}
 
 	ctx := context.Background()
-	identityType := subscriptionIdentitySchema().Type().TerraformType(ctx)
+	identityType := identityType(t, served.Server)
 	for i, state := range states {
 		configs := []tftypes.Value{
 			configOf(served, state),
-			randomValue(rng, served.typ, true),
-			served.object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)}),
+			randomValue(rng, served.Type, true),
+			served.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)}),
 		}
 		var id string
 		if attrs := map[string]tftypes.Value{}; state.As(&attrs) == nil && attrs["id"].IsKnown() && !attrs["id"].IsNull() {
@@ -67,13 +70,13 @@ func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 					// Terraform encodes both states with cty, which
 					// orders map keys; tftypes does not, so the test
 					// encodes once.
-					req := func(h *protoHarness) *tfprotov6.PlanResourceChangeRequest {
-						prior := h.dv(t, state)
-						r := &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType, Config: h.dv(t, config),
+					req := func(h *acctest.ProtoHarness) *tfprotov6.PlanResourceChangeRequest {
+						prior := h.DV(t, state)
+						r := &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType, Config: h.DV(t, config),
 							PriorState: prior, ProposedNewState: &tfprotov6.DynamicValue{MsgPack: bytes.Clone(prior.MsgPack)},
 							ClientCapabilities: &tfprotov6.PlanResourceChangeClientCapabilities{DeferralAllowed: deferral}}
 						if identity != nil {
-							r.PriorIdentity = &tfprotov6.ResourceIdentityData{IdentityData: dynamicValue(t, identityType, *identity)}
+							r.PriorIdentity = &tfprotov6.ResourceIdentityData{IdentityData: acctest.DynamicValue(t, identityType, *identity)}
 						}
 						return r
 					}
@@ -85,14 +88,14 @@ func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 						}
 						continue
 					}
-					want, err := framework.server.PlanResourceChange(ctx, req(framework))
+					want, err := framework.Server.PlanResourceChange(ctx, req(framework))
 					if err != nil {
 						t.Fatal(err)
 					}
 					if _, ok := wrapper.unchangedPlan(ctx, req(served)); !ok {
 						t.Fatalf("identity %d deferral %t: the wrapper left an unchanged plan to the framework", k, deferral)
 					}
-					got, err := served.server.PlanResourceChange(ctx, req(served))
+					got, err := served.Server.PlanResourceChange(ctx, req(served))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -107,23 +110,23 @@ func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 // on its own, read through h as Terraform would store them: made from a
 // plan id and from an inline plan, ready, active, with data used and
 // expired.
-func lifecycleStates(t *testing.T, srv *emulatortest.Server, h *protoHarness) []tftypes.Value {
+func lifecycleStates(t *testing.T, srv *emulatortest.Server, h *acctest.ProtoHarness) []tftypes.Value {
 	t.Helper()
 	inline := &client.InlinePlan{CoverageID: "cov-eu", DataMBs: 2048, PeriodDays: 30}
-	fromID := createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
-	other := createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
-	fromInline := createAt(t, srv, client.CreateSubscriptionRequest{Plan: inline})
+	fromID := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
+	other := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
+	fromInline := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{Plan: inline})
 	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 	num := func(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
-	inlineValue := tftypes.NewValue(h.typ.AttributeTypes["plan"], map[string]tftypes.Value{
+	inlineValue := tftypes.NewValue(h.Type.AttributeTypes["plan"], map[string]tftypes.Value{
 		"coverage_id": str(inline.CoverageID), "data_mbs": num(inline.DataMBs), "period_days": num(inline.PeriodDays),
 	})
 	var states []tftypes.Value
 	readAll := func() {
 		states = append(states,
-			h.read(t, h.object(map[string]tftypes.Value{"id": str(fromID.ID)})),
-			h.read(t, h.object(map[string]tftypes.Value{"id": str(other.ID)})),
-			h.read(t, h.object(map[string]tftypes.Value{"id": str(fromInline.ID), "plan": inlineValue})))
+			h.Read(t, h.Object(map[string]tftypes.Value{"id": str(fromID.ID)})),
+			h.Read(t, h.Object(map[string]tftypes.Value{"id": str(other.ID)})),
+			h.Read(t, h.Object(map[string]tftypes.Value{"id": str(fromInline.ID), "plan": inlineValue})))
 	}
 	readAll() // ready
 	for _, id := range []string{fromID.ID, fromInline.ID} {
@@ -160,13 +163,13 @@ func lifecycleStates(t *testing.T, srv *emulatortest.Server, h *protoHarness) []
 func TestUnchangedPlan_leavesEveryOtherPlanToTheFramework(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{})
-	h := newProtoHarness(t, NewProtocol6(context.Background(), "test")(), srv)
-	wrapper := h.server.(*protocolServer)
+	h := acctest.NewProtoHarness(t, NewProtocol6("test")(), srv)
+	wrapper := h.Server.(*protocolServer)
 	rng := rand.New(rand.NewPCG(15, 3)) //nolint:gosec // test data, reproducible
-	state := h.object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "sub_1")})
+	state := h.Object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "sub_1")})
 	_ = rng
-	other := h.object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_other")})
-	null := tftypes.NewValue(h.typ, nil)
+	other := h.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_other")})
+	null := tftypes.NewValue(h.Type, nil)
 	for name, c := range map[string]struct {
 		prior, proposed tftypes.Value
 		private         []byte
@@ -178,8 +181,8 @@ func TestUnchangedPlan_leavesEveryOtherPlanToTheFramework(t *testing.T) {
 		"with private state":  {prior: state, proposed: state, private: []byte(`{"k":"dg=="}`)},
 		"another type's plan": {prior: state, proposed: state},
 	} {
-		req := &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType, Config: h.dv(t, other),
-			PriorState: h.dv(t, c.prior), ProposedNewState: h.dv(t, c.proposed), PriorPrivate: c.private}
+		req := &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType, Config: h.DV(t, other),
+			PriorState: h.DV(t, c.prior), ProposedNewState: h.DV(t, c.proposed), PriorPrivate: c.private}
 		if name == "another type's plan" {
 			req.TypeName = "mobileplan_other"
 		}
@@ -189,13 +192,13 @@ func TestUnchangedPlan_leavesEveryOtherPlanToTheFramework(t *testing.T) {
 	}
 }
 
-func comparePlans(t *testing.T, h *protoHarness, want, got *tfprotov6.PlanResourceChangeResponse) {
+func comparePlans(t *testing.T, h *acctest.ProtoHarness, want, got *tfprotov6.PlanResourceChangeResponse) {
 	t.Helper()
-	if w, g := h.value(t, want.PlannedState), h.value(t, got.PlannedState); !w.Equal(g) {
+	if w, g := h.Value(t, want.PlannedState), h.Value(t, got.PlannedState); !w.Equal(g) {
 		t.Errorf("planned state:\nframework %s\nwrapper   %s", w, g)
 	}
-	if diagText(want.Diagnostics) != diagText(got.Diagnostics) {
-		t.Errorf("diagnostics:\nframework %s\nwrapper   %s", diagText(want.Diagnostics), diagText(got.Diagnostics))
+	if acctest.DiagText(want.Diagnostics) != acctest.DiagText(got.Diagnostics) {
+		t.Errorf("diagnostics:\nframework %s\nwrapper   %s", acctest.DiagText(want.Diagnostics), acctest.DiagText(got.Diagnostics))
 	}
 	if len(want.RequiresReplace) != 0 || len(got.RequiresReplace) != 0 {
 		t.Errorf("requires replace: framework %v, wrapper %v", want.RequiresReplace, got.RequiresReplace)
@@ -210,16 +213,16 @@ func comparePlans(t *testing.T, h *protoHarness, want, got *tfprotov6.PlanResour
 
 // configOf is the configuration Terraform would hold for state: the inputs
 // kept, every computed-only attribute null.
-func configOf(h *protoHarness, state tftypes.Value) tftypes.Value {
+func configOf(h *acctest.ProtoHarness, state tftypes.Value) tftypes.Value {
 	var attrs map[string]tftypes.Value
 	if err := state.As(&attrs); err != nil || attrs == nil {
-		return h.object(nil)
+		return h.Object(nil)
 	}
 	in := map[string]tftypes.Value{"plan": attrs["plan"]}
 	if attrs["plan"].IsNull() {
 		in["plan_id"] = attrs["plan_id"]
 	}
-	return h.object(in)
+	return h.Object(in)
 }
 
 // randomValue is a value of typ: null at any level, with maps of 0 to 3
@@ -262,42 +265,42 @@ func randomValue(rng *rand.Rand, typ tftypes.Type, unknowns bool) tftypes.Value 
 func TestValidateResourceConfig_sameAsFramework(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{})
-	framework := newProtoHarness(t, providerserver.NewProtocol6(New("test")())(), srv)
-	served := newProtoHarness(t, NewProtocol6(context.Background(), "test")(), srv)
-	wrapper := served.server.(*protocolServer)
+	framework := acctest.NewProtoHarness(t, providerserver.NewProtocol6(provider.New("test")())(), srv)
+	served := acctest.NewProtoHarness(t, NewProtocol6("test")(), srv)
+	wrapper := served.Server.(*protocolServer)
 	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 	num := func(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
 	inline := func(cov string, mbs, days int64) tftypes.Value {
-		return tftypes.NewValue(inlinePlanType, map[string]tftypes.Value{"coverage_id": str(cov), "data_mbs": num(mbs), "period_days": num(days)})
+		return tftypes.NewValue(served.Type.AttributeTypes["plan"], map[string]tftypes.Value{"coverage_id": str(cov), "data_mbs": num(mbs), "period_days": num(days)})
 	}
 	configs := []tftypes.Value{
-		served.object(map[string]tftypes.Value{"plan_id": str("plan_004")}),
-		served.object(map[string]tftypes.Value{"plan": inline("cov-eu", 1024, 30)}),
-		served.object(map[string]tftypes.Value{"plan_id": str("")}),
-		served.object(map[string]tftypes.Value{"plan": inline("", 0, 30)}),
-		served.object(map[string]tftypes.Value{"plan_id": str("plan_004"), "plan": inline("cov-eu", 1024, 30)}),
-		served.object(nil),
-		served.object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)}),
+		served.Object(map[string]tftypes.Value{"plan_id": str("plan_004")}),
+		served.Object(map[string]tftypes.Value{"plan": inline("cov-eu", 1024, 30)}),
+		served.Object(map[string]tftypes.Value{"plan_id": str("")}),
+		served.Object(map[string]tftypes.Value{"plan": inline("", 0, 30)}),
+		served.Object(map[string]tftypes.Value{"plan_id": str("plan_004"), "plan": inline("cov-eu", 1024, 30)}),
+		served.Object(nil),
+		served.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)}),
 	}
 	rng := rand.New(rand.NewPCG(15, 5)) //nolint:gosec // test data, reproducible
 	for range 200 {
-		if v := randomValue(rng, served.typ, true); !v.IsNull() && v.IsKnown() {
+		if v := randomValue(rng, served.Type, true); !v.IsNull() && v.IsKnown() {
 			configs = append(configs, v)
 		}
 	}
 	ctx := context.Background()
 	valid := 0
 	for i, config := range configs {
-		want, err := framework.server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionType, Config: framework.dv(t, config)})
+		want, err := framework.Server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionType, Config: framework.DV(t, config)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(want.Diagnostics) == 0 {
 			valid++
 		}
-		dv := served.dv(t, config)
+		dv := served.DV(t, config)
 		for range 2 {
-			got, err := served.server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionType, Config: dv})
+			got, err := served.Server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionType, Config: dv})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -314,7 +317,7 @@ func TestValidateResourceConfig_sameAsFramework(t *testing.T) {
 }
 
 func sortedDiags(diags []*tfprotov6.Diagnostic) string {
-	lines := strings.SplitAfter(diagText(diags), "\n")
+	lines := strings.SplitAfter(acctest.DiagText(diags), "\n")
 	slices.Sort(lines)
 	return strings.Join(lines, "")
 }

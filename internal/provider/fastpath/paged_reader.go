@@ -1,4 +1,4 @@
-package provider
+package fastpath
 
 import (
 	"context"
@@ -8,12 +8,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
 )
 
 // pagedRefreshAllowance is how many requests, at most, reading subscriptions
 // from list pages may cost beyond one GET per subscription (see
-// pagedRefresh.worthAnotherPage).
-const pagedRefreshAllowance = 10
+// pagedReader.worthAnotherPage), as `paged_refresh` documents it.
+const pagedRefreshAllowance = provider.PagedRefreshAllowance
 
 // pagedRefreshGrace is how long a Read held back only by the number of
 // Reads seen so far waits for another to arrive before it reads by GET.
@@ -26,7 +27,7 @@ const pagedRefreshGrace = 100 * time.Millisecond
 // new Read, while a nearby service answers a page in a millisecond.
 const pagedRefreshCatchUp = 250 * time.Millisecond
 
-// pagedRefresh answers the refresh of mobileplan_subscription from the
+// pagedReader answers the refresh of mobileplan_subscription from the
 // service's list of subscriptions, 25 a page, instead of one GET each: a
 // refreshing plan of 500 subscriptions takes about 20 requests instead of
 // 500, which matters once the service limits requests per second.
@@ -70,18 +71,19 @@ const pagedRefreshCatchUp = 250 * time.Millisecond
 // change when requests are sent, never how many the bound allows.
 //
 // Terraform configures a fresh provider instance for each plan or apply,
-// and with it a fresh pagedRefresh: pages are used only within the run that
+// and with it a fresh pagedReader: pages are used only within the run that
 // read them. Pages are read in the order the service lists them; a record
 // is used once and then dropped, so memory holds only what the scan read
 // ahead of the Reads.
-type pagedRefresh struct {
-	mu    sync.Mutex
-	pages *client.Pages[client.Subscription] // read by one Read at a time
-	found map[string]client.Subscription     // brought by pages, not yet read
-	reads int                                // Reads seen
-	hits  int                                // Reads answered from pages
-	read  int                                // pages read, failed ones included
-	ended bool                               // the list ended, or a page failed
+type pagedReader struct {
+	client *client.Client
+	mu     sync.Mutex
+	pages  *client.Pages[client.Subscription] // read by one Read at a time
+	found  map[string]client.Subscription     // brought by pages, not yet read
+	reads  int                                // Reads seen
+	hits   int                                // Reads answered from pages
+	read   int                                // pages read, failed ones included
+	ended  bool                               // the list ended, or a page failed
 	// next is closed when the page being read arrives; nil when none is.
 	next chan struct{}
 	// arrived is closed, and replaced, when a Read arrives.
@@ -89,31 +91,26 @@ type pagedRefresh struct {
 	lastHit time.Time // when a Read was last answered from a page
 }
 
-// newPagedRefresh returns the refresh of one provider instance, or nil,
-// which reads each subscription with its own GET, when the setting is off.
-func newPagedRefresh(c *client.Client, on bool) *pagedRefresh {
-	if !on {
-		return nil
-	}
-	return &pagedRefresh{pages: c.SubscriptionPages(), found: map[string]client.Subscription{}}
+// newPagedReader returns the refresh reader of one configured provider
+// instance.
+func newPagedReader(c *client.Client) provider.SubscriptionReader {
+	return &pagedReader{client: c, pages: c.SubscriptionPages(), found: map[string]client.Subscription{}}
 }
 
-// subscription reads subscription id, from the pages when they bring it,
+// Subscription reads subscription id, from the pages when they bring it,
 // otherwise with its own GET. Errors are the GET's: a page that fails is
 // not one.
-func (p *pagedRefresh) subscription(ctx context.Context, c *client.Client, id string) (*client.Subscription, error) {
-	if p != nil {
-		if sub, ok := p.fromPages(ctx, id); ok {
-			return sub, nil
-		}
-		tflog.Debug(ctx, "Reading a subscription the list's pages did not bring with its own request", p.progress(id))
+func (p *pagedReader) Subscription(ctx context.Context, id string) (*client.Subscription, error) {
+	if sub, ok := p.fromPages(ctx, id); ok {
+		return sub, nil
 	}
-	return c.GetSubscription(ctx, id)
+	tflog.Debug(ctx, "Reading a subscription the list's pages did not bring with its own request", p.progress(id))
+	return p.client.GetSubscription(ctx, id)
 }
 
 // progress is where the scan stands when id is read on its own, for the
 // log.
-func (p *pagedRefresh) progress(id string) map[string]any {
+func (p *pagedReader) progress(id string) map[string]any {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fields := p.progressLocked()
@@ -122,12 +119,12 @@ func (p *pagedRefresh) progress(id string) map[string]any {
 }
 
 // progressLocked is where the scan stands, with p.mu held.
-func (p *pagedRefresh) progressLocked() map[string]any {
+func (p *pagedReader) progressLocked() map[string]any {
 	return map[string]any{"pages": p.read, "list_ended": p.ended, "reads": p.reads, "answered_from_pages": p.hits}
 }
 
 // fromPages waits for the pages until one brings id or the scan stops.
-func (p *pagedRefresh) fromPages(ctx context.Context, id string) (*client.Subscription, bool) {
+func (p *pagedReader) fromPages(ctx context.Context, id string) (*client.Subscription, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.reads++
@@ -181,7 +178,7 @@ func (p *pagedRefresh) fromPages(ctx context.Context, id string) (*client.Subscr
 
 // waitForRead waits, with p.mu released, for another Read to arrive until
 // deadline; false when the deadline passed or ctx ended.
-func (p *pagedRefresh) waitForRead(ctx context.Context, deadline time.Time) bool {
+func (p *pagedReader) waitForRead(ctx context.Context, deadline time.Time) bool {
 	left := time.Until(deadline)
 	if left <= 0 {
 		return false
@@ -203,7 +200,7 @@ func (p *pagedRefresh) waitForRead(ctx context.Context, deadline time.Time) bool
 
 // wait waits, with p.mu released, until ch is closed (true) or ctx ends
 // (false).
-func (p *pagedRefresh) wait(ctx context.Context, ch <-chan struct{}) bool {
+func (p *pagedReader) wait(ctx context.Context, ch <-chan struct{}) bool {
 	p.mu.Unlock()
 	defer p.mu.Lock()
 	select {
@@ -214,14 +211,14 @@ func (p *pagedRefresh) wait(ctx context.Context, ch <-chan struct{}) bool {
 	}
 }
 
-// worthAnotherPage is the scan's bound, explained on pagedRefresh.
-func (p *pagedRefresh) worthAnotherPage() bool {
+// worthAnotherPage is the scan's bound, explained on pagedReader.
+func (p *pagedReader) worthAnotherPage() bool {
 	return p.read-p.hits < min(pagedRefreshAllowance, p.reads)
 }
 
 // readPage reads the next page for every waiting Read, with p.mu held on
 // entry and exit but not while the request runs.
-func (p *pagedRefresh) readPage(ctx context.Context) {
+func (p *pagedReader) readPage(ctx context.Context) {
 	next := make(chan struct{})
 	p.next = next
 	p.read++ // counted from the start: the bound includes the page on its way

@@ -1,6 +1,9 @@
-package provider
+package fastpath
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+
 	"bytes"
 	"context"
 	"testing"
@@ -21,19 +24,19 @@ import (
 // not depend on the machine's load the way `make bench`'s wall times do.
 func BenchmarkProtocol(b *testing.B) {
 	srv := emulatortest.Start(b, emulator.Options{})
-	sub := createAt(b, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
-	server := NewProtocol6(context.Background(), "bench")()
-	h := newProtoHarness(b, server, srv)
-	framework := newProtoHarness(b, providerserver.NewProtocol6(New("bench")())(), srv).server
-	prior := h.read(b, h.object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, sub.ID)}))
-	config := h.dv(b, h.object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
-	priorDV := h.dv(b, prior)
+	sub := acctest.CreateAt(b, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
+	server := NewProtocol6("bench")()
+	h := acctest.NewProtoHarness(b, server, srv)
+	framework := acctest.NewProtoHarness(b, providerserver.NewProtocol6(provider.New("bench")())(), srv).Server
+	prior := h.Read(b, h.Object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, sub.ID)}))
+	config := h.DV(b, h.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
+	priorDV := h.DV(b, prior)
 	proposedDV := &tfprotov6.DynamicValue{MsgPack: bytes.Clone(priorDV.MsgPack)}
-	createPlan := h.dv(b, h.object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
+	createPlan := h.DV(b, h.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
 	ctx := context.Background()
 	check := func(b *testing.B, diags []*tfprotov6.Diagnostic, err error) {
 		if err != nil || len(diags) > 0 {
-			b.Fatalf("%v %s", err, diagText(diags))
+			b.Fatalf("%v %s", err, acctest.DiagText(diags))
 		}
 	}
 
@@ -45,23 +48,32 @@ func BenchmarkProtocol(b *testing.B) {
 		}
 	})
 	b.Run("upgrade", func(b *testing.B) {
-		raw := &tfprotov6.RawState{JSON: stateJSON(b, prior)}
+		raw := &tfprotov6.RawState{JSON: acctest.StateJSON(b, prior)}
 		// Of the current version, as every plan after the first refresh
 		// with this release sends it.
-		version := subscriptionResourceSchema().Version
+		schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		version := schemas.ResourceSchemas[subscriptionType].Version
 		b.ReportAllocs()
 		for b.Loop() {
 			resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: subscriptionType, Version: version, RawState: raw})
 			check(b, resp.Diagnostics, err)
 		}
 	})
-	b.Run("read", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			resp, err := server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: subscriptionType, CurrentState: priorDV})
-			check(b, resp.Diagnostics, err)
-		}
-	})
+	// The provider without this package, configured like h: the anchor of
+	// each speed-up.
+	plain := acctest.NewProtoHarness(b, provider.NewProtocol6("bench")(), srv).Server
+	for name, server := range map[string]tfprotov6.ProviderServer{"read": server, "read_without_fastpath": plain} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: subscriptionType, CurrentState: priorDV})
+				check(b, resp.Diagnostics, err)
+			}
+		})
+	}
 	for name, server := range map[string]tfprotov6.ProviderServer{"plan_no_change": server, "plan_no_change_framework_only": framework} {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -73,7 +85,7 @@ func BenchmarkProtocol(b *testing.B) {
 		})
 	}
 	b.Run("plan_create", func(b *testing.B) {
-		null := h.dv(b, tftypes.NewValue(h.typ, nil))
+		null := h.DV(b, tftypes.NewValue(h.Type, nil))
 		b.ReportAllocs()
 		for b.Loop() {
 			resp, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType,

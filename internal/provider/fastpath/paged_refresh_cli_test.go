@@ -1,6 +1,8 @@
-package provider
+package fastpath
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -17,21 +19,21 @@ import (
 
 // refreshFleet applies n subscriptions made by Terraform (count), then creates
 // newer ones outside it, as other clients of the account do.
-func refreshFleet(t *testing.T, n, newer int, settings string) (*emulatortest.Server, *terraformCLI) {
+func refreshFleet(t *testing.T, n, newer int, settings string) (*emulatortest.Server, *acctest.CLI) {
 	t.Helper()
-	skipUnlessAcceptance(t)
+	acctest.SkipUnlessAcceptance(t)
 	ds := emulator.DefaultDataset(emulator.DefaultPlans, n+newer+10) // spare eSIMs for re-creates
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
 	tf := newTerraformCLI(t)
-	tf.write("main.tf", cliProviderWith(srv, settings)+fmt.Sprintf(`
+	tf.Write("main.tf", acctest.ProviderBlock(srv, settings)+fmt.Sprintf(`
 resource "mobileplan_subscription" "fleet" {
   count   = %d
   plan_id = "plan_004"
 }
 `, n))
-	tf.must("apply", "-auto-approve", "-input=false")
+	tf.Must("apply", "-auto-approve", "-input=false")
 	for range newer {
-		createAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
+		acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
 	}
 	return srv, tf
 }
@@ -45,22 +47,11 @@ func (r refreshRequests) String() string {
 }
 
 // during runs a command and counts the requests it sent.
-func during(srv *emulatortest.Server, run func()) refreshRequests {
+func during(srv interface{ RequestCounts() map[string]int }, run func()) refreshRequests {
 	before := srv.RequestCounts()
 	run()
 	after := srv.RequestCounts()
 	return refreshRequests{lists: after[listRoute] - before[listRoute], gets: after[getRoute] - before[getRoute]}
-}
-
-// planExpect runs terraform plan and requires its exit code: 0 no changes,
-// 2 changes.
-func (c *terraformCLI) planExpect(code int, args ...string) string {
-	c.t.Helper()
-	out, got := c.run(nil, append([]string{"plan", "-input=false", "-detailed-exitcode"}, args...)...)
-	if got != code {
-		c.t.Fatalf("terraform plan exited %d, want %d:\n%s", got, code, out)
-	}
-	return out
 }
 
 // 60 subscriptions under 30 newer ones: every page once, ceil(90/25) = 4,
@@ -68,7 +59,7 @@ func (c *terraformCLI) planExpect(code int, args ...string) string {
 func TestCLI_pagedRefreshReadsTheFleetByPages(t *testing.T) {
 	t.Parallel()
 	srv, tf := refreshFleet(t, 60, 30, "")
-	got := during(srv, func() { tf.planExpect(0) })
+	got := during(srv, func() { tf.PlanExpect(0) })
 	if got.lists != 4 || got.lists+got.gets > 4+pagedRefreshAllowance {
 		t.Errorf("a refreshing plan of 60 subscriptions sent %s; want the 4 pages of the list and at most %d requests in all", got, 4+pagedRefreshAllowance)
 	}
@@ -90,13 +81,13 @@ func TestCLI_pagedRefreshGoneSubscription(t *testing.T) {
 			} `json:"instances"`
 		} `json:"resources"`
 	}
-	raw := tf.read("terraform.tfstate")
+	raw := tf.Read("terraform.tfstate")
 	if err := json.Unmarshal([]byte(raw), &state); err != nil || len(state.Resources) != 1 || len(state.Resources[0].Instances) != 30 {
 		t.Fatalf("state: %v, %d resources", err, len(state.Resources))
 	}
-	tf.write("terraform.tfstate", strings.ReplaceAll(raw, state.Resources[0].Instances[7].Attributes.ID, gone))
+	tf.Write("terraform.tfstate", strings.ReplaceAll(raw, state.Resources[0].Instances[7].Attributes.ID, gone))
 	var out string
-	got := during(srv, func() { out = tf.planExpect(2) })
+	got := during(srv, func() { out = tf.PlanExpect(2) })
 	for _, want := range []string{"Warning: Subscription no longer exists", "The service has no subscription " + gone, "Plan: 1 to add, 0 to change, 0 to destroy."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan output lacks %q:\n%s", want, out)
@@ -112,7 +103,7 @@ func TestCLI_pagedRefreshGoneSubscription(t *testing.T) {
 func TestCLI_pagedRefreshSeesChangesAtTheService(t *testing.T) {
 	t.Parallel()
 	srv, tf := refreshFleet(t, 30, 0, "")
-	subs, err := client.Collect(serviceClient(t, srv).Subscriptions(t.Context()), nil, 0)
+	subs, err := client.Collect(acctest.ServiceClient(t, srv).Subscriptions(t.Context()), nil, 0)
 	if err != nil || len(subs) != 30 {
 		t.Fatalf("listing: %d subscriptions, %v", len(subs), err)
 	}
@@ -120,7 +111,7 @@ func TestCLI_pagedRefreshSeesChangesAtTheService(t *testing.T) {
 	if err := srv.Activate(oldest); err != nil {
 		t.Fatal(err)
 	}
-	got := during(srv, func() { tf.planExpect(2, "-refresh-only", "-out=refresh.tfplan") })
+	got := during(srv, func() { tf.PlanExpect(2, "-refresh-only", "-out=refresh.tfplan") })
 	var plan struct {
 		Drift []struct {
 			Change struct {
@@ -128,7 +119,7 @@ func TestCLI_pagedRefreshSeesChangesAtTheService(t *testing.T) {
 			} `json:"change"`
 		} `json:"resource_drift"`
 	}
-	if err := json.Unmarshal([]byte(tf.must("show", "-json", "refresh.tfplan")), &plan); err != nil {
+	if err := json.Unmarshal([]byte(tf.Must("show", "-json", "refresh.tfplan")), &plan); err != nil {
 		t.Fatal(err)
 	}
 	if len(plan.Drift) != 1 {
@@ -149,7 +140,7 @@ func TestCLI_pagedRefreshSeesChangesAtTheService(t *testing.T) {
 func TestCLI_pagedRefreshSmallStateInLargeAccount(t *testing.T) {
 	t.Parallel()
 	srv, tf := refreshFleet(t, 10, 1000, "")
-	got := during(srv, func() { tf.planExpect(0) })
+	got := during(srv, func() { tf.PlanExpect(0) })
 	if got.lists < 1 || got.lists > pagedRefreshAllowance || got.gets != 10 {
 		t.Errorf("the refresh sent %s; want 1 to %d pages and a GET each", got, pagedRefreshAllowance)
 	}
@@ -162,7 +153,7 @@ func TestCLI_pagedRefreshFailedPageFallsBack(t *testing.T) {
 	srv, tf := refreshFleet(t, 60, 0, "  max_retries = 0\n")
 	srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", Path: "/v1/subscriptions", Action: "status", Status: 503, After: 1, Times: 1}}})
 	var out string
-	got := during(srv, func() { out = tf.planExpect(0) })
+	got := during(srv, func() { out = tf.PlanExpect(0) })
 	if strings.Contains(out, "Error") {
 		t.Errorf("the plan reports an error:\n%s", out)
 	}
@@ -175,7 +166,7 @@ func TestCLI_pagedRefreshFailedPageFallsBack(t *testing.T) {
 func TestCLI_pagedRefreshOff(t *testing.T) {
 	t.Parallel()
 	srv, tf := refreshFleet(t, 30, 0, "  paged_refresh = false\n")
-	got := during(srv, func() { tf.planExpect(0) })
+	got := during(srv, func() { tf.PlanExpect(0) })
 	if got.lists != 0 || got.gets != 30 {
 		t.Errorf("the refresh sent %s; want one GET each (30) and no list", got)
 	}

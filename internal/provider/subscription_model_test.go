@@ -8,90 +8,13 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
+	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
-
-// Read's state, built directly, is what the framework's State.Set stores:
-// on many answers of the service, with every field of the client's type
-// filled or left out (filled by reflection, so a new field is covered), with
-// and without an inline plan, reading the state into the resource's model
-// and setting it again gives the same value and the same encoding; and its
-// type is the schema's.
-func TestSubscriptionState_isWhatStateSetStores(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	schema := subscriptionResourceSchema()
-	if !schema.Type().TerraformType(ctx).Equal(subscriptionStateType) {
-		t.Fatalf("subscriptionStateType %s differs from the schema's %s", subscriptionStateType, schema.Type().TerraformType(ctx))
-	}
-	f := &filler{rng: rand.New(rand.NewPCG(15, 4))} //nolint:gosec // test data, reproducible
-	for i := range 500 {
-		var sub client.Subscription
-		f.fill(reflect.ValueOf(&sub).Elem())
-		plan := types.ObjectNull(inlinePlanAttrTypes)
-		if f.rng.IntN(2) == 0 {
-			plan = types.ObjectValueMust(inlinePlanAttrTypes, map[string]attr.Value{
-				"coverage_id": types.StringValue("cov-eu"), "data_mbs": types.Int64Value(f.rng.Int64()), "period_days": types.Int64Value(30),
-			})
-		}
-		in := subscriptionResourceModel{Plan: plan, EarlyRenewalHours: types.Int64Null()}
-		if f.rng.IntN(2) == 0 {
-			in.EarlyRenewalHours = types.Int64Value(f.rng.Int64N(1000))
-		}
-		got, err := subscriptionState(ctx, &sub, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var model subscriptionResourceModel
-		diags := (tfsdk.State{Schema: schema, Raw: got}).Get(ctx, &model)
-		want := tfsdk.State{Schema: schema}
-		diags.Append(want.Set(ctx, &model)...)
-		if diags.HasError() {
-			t.Fatal(diags)
-		}
-		if !got.Equal(want.Raw) {
-			t.Fatalf("answer %d:\nState.Set %s\ndirect    %s", i, want.Raw, got)
-		}
-		wantDV, err1 := tfprotov6.NewDynamicValue(subscriptionStateType, want.Raw)
-		gotDV, err2 := tfprotov6.NewDynamicValue(subscriptionStateType, got)
-		if err1 != nil || err2 != nil || (len(sub.Metadata) < 2 && string(wantDV.MsgPack) != string(gotDV.MsgPack)) {
-			t.Fatalf("answer %d: encodings differ (%v, %v)", i, err1, err2)
-		}
-	}
-}
-
-// What Read keeps of a state, read directly, is what the framework's
-// State.Get reads into the model for those attributes: on random states,
-// nulls at any level included.
-func TestSubscriptionStateKept_sameAsStateGet(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	schema := subscriptionResourceSchema()
-	rng := rand.New(rand.NewPCG(27, 1)) //nolint:gosec // test data, reproducible
-	for i := range 300 {
-		raw := randomValue(rng, subscriptionStateType, false)
-		if raw.IsNull() {
-			continue
-		}
-		got, err := subscriptionStateKept(ctx, raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want subscriptionResourceModel
-		if diags := (tfsdk.State{Schema: schema, Raw: raw}).Get(ctx, &want); diags.HasError() {
-			t.Fatal(diags)
-		}
-		if !got.ID.Equal(want.ID) || !got.Plan.Equal(want.Plan) || !got.EarlyRenewalHours.Equal(want.EarlyRenewalHours) {
-			t.Fatalf("state %d: kept id %s plan %s hours %s; State.Get %s %s %s", i, got.ID, got.Plan, got.EarlyRenewalHours, want.ID, want.Plan, want.EarlyRenewalHours)
-		}
-	}
-}
 
 // Every field of the service's answer shows in what the provider makes of
 // it, each in its own attribute: every string and number of a subscription
@@ -102,29 +25,29 @@ func TestSubscriptionStateKept_sameAsStateGet(t *testing.T) {
 // without this test knowing the fields.
 func TestSubscriptionValues_showEveryFieldOfTheAnswer(t *testing.T) {
 	t.Parallel()
-	f := &filler{rng: rand.New(rand.NewPCG(18, 2))} //nolint:gosec // test data, reproducible
+	f := acctest.NewFiller(18, 2)
 	for i := range 300 {
 		var sub client.Subscription
-		f.fill(reflect.ValueOf(&sub).Elem())
-		item, diags := subscriptionModel(sub)
+		f.Fill(&sub)
+		item, diags := subscriptionItemModelOf(sub)
+		shown := tfsdk.State{Schema: dschema.Schema{Attributes: subscriptionDataSourceAttributes(false)}}
+		diags.Append(shown.Set(context.Background(), &item)...)
 		if diags.HasError() {
 			t.Fatal(diags)
 		}
-		v, err := item.ToTerraformValue(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+		v := shown.Raw
 		if missing := missingLeaves(answerLeaves("Subscription", reflect.ValueOf(sub)), valueLeaves(v)); len(missing) > 0 {
 			t.Fatalf("subscription %d: %v not shown by any attribute of %s", i, missing, v)
 		}
 
 		var plan client.Plan
-		f.fill(reflect.ValueOf(&plan).Elem())
+		f.Fill(&plan)
 		p, diags := planModel(plan)
 		if diags.HasError() {
 			t.Fatal(diags)
 		}
-		if v, err = p.ToTerraformValue(context.Background()); err != nil {
+		v, err := p.ToTerraformValue(context.Background())
+		if err != nil {
 			t.Fatal(err)
 		}
 		if missing := missingLeaves(answerLeaves("Plan", reflect.ValueOf(plan)), valueLeaves(v)); len(missing) > 0 {

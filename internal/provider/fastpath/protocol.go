@@ -1,26 +1,22 @@
-package provider
+package fastpath
 
 import (
 	"bytes"
 	"context"
 	"sync"
 
-	"github.com/hashicorp/terraform-plugin-framework/provider"
+	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/vmihailenco/msgpack/v5"
+	"github.com/vmihailenco/msgpack/v5/msgpcode"
 )
 
-// NewProtocol6 returns the provider's protocol 6 server, as tf6server.Serve
-// takes it: the framework's, with unchanged plans of mobileplan_subscription
-// answered in front of it (see unchangedPlan).
-func NewProtocol6(lifetime context.Context, version string) func() tfprotov6.ProviderServer {
-	return protocol6(NewWithLifetime(lifetime, version))
-}
-
-// protocol6 is NewProtocol6 of any constructor of this provider: tests give
-// one with their own clock (clock.go).
-func protocol6(p func() provider.Provider) func() tfprotov6.ProviderServer {
+// Protocol returns the protocol 6 server of the provider p makes, as
+// tf6server.Serve takes it: the framework's, with the validation cache and
+// the unchanged-plan answer in front of it.
+func Protocol(p func() fwprovider.Provider) func() tfprotov6.ProviderServer {
 	framework := providerserver.NewProtocol6(p())
 	return func() tfprotov6.ProviderServer {
 		s := framework()
@@ -32,12 +28,6 @@ func protocol6(p func() provider.Provider) func() tfprotov6.ProviderServer {
 		}
 		return &protocolServer{frameworkServer: full}
 	}
-}
-
-// NewProtocol6WithError is NewProtocol6 as terraform-plugin-testing takes it.
-func NewProtocol6WithError(lifetime context.Context, version string) func() (tfprotov6.ProviderServer, error) {
-	server := NewProtocol6(lifetime, version)
-	return func() (tfprotov6.ProviderServer, error) { return server(), nil }
 }
 
 // frameworkServer is every service the framework's server offers, the
@@ -196,4 +186,42 @@ func (s *protocolServer) identityOf(ctx context.Context, typeName string) identi
 		return identityInfo{}
 	}
 	return identityInfo{known: true, has: true, null: &tfprotov6.ResourceIdentityData{IdentityData: &dv}}
+}
+
+// renewalPossible reports whether a state of mobileplan_subscription, as
+// msgpack, may be due for renewal at some time: early_renewal_hours and
+// expire_at are both set. It reads only the top-level keys and skips every
+// value, so the unchanged plans it lets through cost no decoding of the
+// state. Anything it cannot read counts as possible.
+func renewalPossible(state []byte) bool {
+	dec := msgpack.GetDecoder()
+	defer msgpack.PutDecoder(dec)
+	dec.Reset(bytes.NewReader(state))
+	n, err := dec.DecodeMapLen()
+	if err != nil || n < 0 {
+		return true
+	}
+	var hours, expires bool
+	for range n {
+		key, err := dec.DecodeString()
+		if err != nil {
+			return true
+		}
+		if key == "early_renewal_hours" || key == "expire_at" {
+			code, err := dec.PeekCode()
+			if err != nil {
+				return true
+			}
+			set := code != msgpcode.Nil
+			if key == "expire_at" {
+				expires = set
+			} else {
+				hours = set
+			}
+		}
+		if err := dec.Skip(); err != nil {
+			return true
+		}
+	}
+	return hours && expires
 }

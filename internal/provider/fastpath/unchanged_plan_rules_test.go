@@ -1,6 +1,12 @@
-package provider
+package fastpath
 
 import (
+	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+
 	"context"
 	"fmt"
 	"go/ast"
@@ -36,7 +42,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// The rules unchangedPlan (protocol_server.go) rests on, checked on the
+// The rules unchangedPlan (protocol.go) rests on, checked on the
 // resource itself: each test here fails on a change to the resource that
 // would make the framework's plan of an unchanged subscription differ from
 // its prior state, before such a change can reach a user through the fast
@@ -130,12 +136,66 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func subscriptionSchema(t *testing.T) rschema.Schema {
 	t.Helper()
+	r := subscriptionResourceAt(t, time.Now)
 	var resp resource.SchemaResponse
-	(&subscriptionResource{}).Schema(context.Background(), resource.SchemaRequest{}, &resp)
+	r.Schema(context.Background(), resource.SchemaRequest{}, &resp)
 	if resp.Diagnostics.HasError() {
 		t.Fatal(resp.Diagnostics)
 	}
 	return resp.Schema
+}
+
+// subscriptionResourceAt is mobileplan_subscription as the provider makes
+// it, configured by a provider whose clock is now, with a service address
+// nothing listens on: a call of the service fails the test with a
+// diagnostic.
+func subscriptionResourceAt(t *testing.T, now func() time.Time) interface {
+	resource.ResourceWithModifyPlan
+	resource.ResourceWithIdentity
+} {
+	t.Helper()
+	ctx := context.Background()
+	p := provider.New("test", provider.WithClock(now))()
+	var sresp fwprovider.SchemaResponse
+	p.Schema(ctx, fwprovider.SchemaRequest{}, &sresp)
+	typ := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	values := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		values[name] = tftypes.NewValue(at, nil)
+	}
+	values["base_url"] = tftypes.NewValue(tftypes.String, "http://127.0.0.1:1")
+	values["api_token"] = tftypes.NewValue(tftypes.String, "no-service")
+	var cresp fwprovider.ConfigureResponse
+	p.Configure(ctx, fwprovider.ConfigureRequest{Config: tfsdk.Config{Schema: sresp.Schema, Raw: tftypes.NewValue(typ, values)}}, &cresp)
+	if cresp.Diagnostics.HasError() {
+		t.Fatal(cresp.Diagnostics)
+	}
+	for _, newResource := range p.Resources(ctx) {
+		r := newResource()
+		var m resource.MetadataResponse
+		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "mobileplan"}, &m)
+		if m.TypeName != subscriptionType {
+			continue
+		}
+		var resp resource.ConfigureResponse
+		r.(resource.ResourceWithConfigure).Configure(ctx, resource.ConfigureRequest{ProviderData: cresp.ResourceData}, &resp)
+		if resp.Diagnostics.HasError() {
+			t.Fatal(resp.Diagnostics)
+		}
+		return r.(interface {
+			resource.ResourceWithModifyPlan
+			resource.ResourceWithIdentity
+		})
+	}
+	t.Fatal("the provider has no " + subscriptionType)
+	return nil
+}
+
+func identitySchemaOf(t *testing.T, r resource.ResourceWithIdentity) identityschema.Schema {
+	t.Helper()
+	var resp resource.IdentitySchemaResponse
+	r.IdentitySchema(context.Background(), resource.IdentitySchemaRequest{}, &resp)
+	return resp.IdentitySchema
 }
 
 func TestSubscriptionSchema_keepsUnchangedPlansUnchanged(t *testing.T) {
@@ -186,21 +246,21 @@ func TestUnchangedPlanHazards_findsEachHazard(t *testing.T) {
 // cannot be due for renewal (the states unchangedPlan answers), leaves the
 // plan as it is and sets nothing, at any time: no diagnostic, no
 // replacement, no deferral, no identity change, no private state (it gets
-// none to write to, so a write would be a diagnostic). The resource is not
-// configured: a ModifyPlan that reached for the service here would panic.
+// none to write to, so a write would be a diagnostic). The resource's
+// service is not there: a ModifyPlan that reached for it would fail.
 func TestSubscriptionModifyPlan_doesNothingWhenPlanEqualsState(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := subscriptionSchema(t)
 	typ := s.Type().TerraformType(ctx).(tftypes.Object)
-	h := &protoHarness{typ: typ}
-	identitySchema := subscriptionIdentitySchema()
+	h := &acctest.ProtoHarness{Type: typ}
+	identitySchema := identitySchemaOf(t, subscriptionResourceAt(t, time.Now))
 	identityType := identitySchema.Type().TerraformType(ctx)
 	rng := rand.New(rand.NewPCG(18, 1)) //nolint:gosec // test data, reproducible
 	checked := 0
 	for i := 0; checked < 150; i++ {
 		state := randomValue(rng, typ, false)
-		if state.IsNull() || renewalPossible(h.dv(t, state).MsgPack) {
+		if state.IsNull() || renewalPossible(h.DV(t, state).MsgPack) {
 			continue
 		}
 		checked++
@@ -218,7 +278,7 @@ func TestSubscriptionModifyPlan_doesNothingWhenPlanEqualsState(t *testing.T) {
 					Plan:     tfsdk.Plan{Schema: s, Raw: state.Copy()},
 					Identity: &tfsdk.ResourceIdentity{Schema: identitySchema, Raw: identity.Copy()},
 				}
-				(&subscriptionResource{now: fixedClock(now)}).ModifyPlan(ctx, req, &resp)
+				subscriptionResourceAt(t, fixedClock(now)).ModifyPlan(ctx, req, &resp)
 				switch {
 				case !resp.Plan.Raw.Equal(state):
 					t.Fatalf("state %d config %d: plan changed to %s", i, j, resp.Plan.Raw)
@@ -251,8 +311,8 @@ func TestUnchangedPlan_neverHidesARenewal(t *testing.T) {
 	ctx := context.Background()
 	s := subscriptionSchema(t)
 	typ := s.Type().TerraformType(ctx).(tftypes.Object)
-	h := &protoHarness{typ: typ}
-	wrapper, ok := NewProtocol6(ctx, "test")().(*protocolServer)
+	h := &acctest.ProtoHarness{Type: typ}
+	wrapper, ok := NewProtocol6("test")().(*protocolServer)
 	if !ok {
 		t.Fatal("the served server is not the wrapper")
 	}
@@ -264,7 +324,7 @@ func TestUnchangedPlan_neverHidesARenewal(t *testing.T) {
 		state string
 		hours int64
 	}{{"expired", 0}, {"active", 0}, {"active", 24}, {"active", 1 << 40}, {"ready", 5}} {
-		states = append(states, h.object(map[string]tftypes.Value{
+		states = append(states, h.Object(map[string]tftypes.Value{
 			"id": str("sub_due"), "plan_id": str("plan_001"), "state": str(c.state), "expire_at": num(expireAt),
 			"early_renewal_hours": num(c.hours), "ready_for_renewal": tftypes.NewValue(tftypes.Bool, false),
 		}))
@@ -292,16 +352,16 @@ func TestUnchangedPlan_neverHidesARenewal(t *testing.T) {
 				Plan:   tfsdk.Plan{Schema: s, Raw: state.Copy()},
 			}
 			resp := resource.ModifyPlanResponse{Plan: tfsdk.Plan{Schema: s, Raw: state.Copy()}}
-			(&subscriptionResource{now: fixedClock(now)}).ModifyPlan(ctx, req, &resp)
+			subscriptionResourceAt(t, fixedClock(now)).ModifyPlan(ctx, req, &resp)
 			renews = renews || len(resp.RequiresReplace) > 0
 		}
 		if !renews {
 			continue
 		}
 		renewed++
-		dv := h.dv(t, state)
+		dv := h.DV(t, state)
 		if _, ok := wrapper.unchangedPlan(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType,
-			Config: h.dv(t, configOf(h, state)), PriorState: dv, ProposedNewState: &tfprotov6.DynamicValue{MsgPack: dv.MsgPack}}); ok {
+			Config: h.DV(t, configOf(h, state)), PriorState: dv, ProposedNewState: &tfprotov6.DynamicValue{MsgPack: dv.MsgPack}}); ok {
 			t.Errorf("state %d: unchangedPlan answers the plan of a subscription ModifyPlan renews: %s", i, state)
 		}
 	}
@@ -319,13 +379,13 @@ func TestProvider_neverDefers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := subscriptionSchema(t)
-	h := &protoHarness{typ: s.Type().TerraformType(ctx).(tftypes.Object)}
-	state := h.dv(t, h.object(map[string]tftypes.Value{
+	h := &acctest.ProtoHarness{Type: s.Type().TerraformType(ctx).(tftypes.Object)}
+	state := h.DV(t, h.Object(map[string]tftypes.Value{
 		"id": tftypes.NewValue(tftypes.String, "sub_1"), "plan_id": tftypes.NewValue(tftypes.String, "plan_004"),
 	}))
-	config := h.dv(t, h.object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
+	config := h.DV(t, h.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
 	for _, name := range []string{"unknown", "valid"} {
-		server := providerserver.NewProtocol6(New("test")())()
+		server := providerserver.NewProtocol6(provider.New("test")())()
 		schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 		if err != nil {
 			t.Fatal(err)
@@ -333,9 +393,9 @@ func TestProvider_neverDefers(t *testing.T) {
 		var block *tfprotov6.DynamicValue
 		switch name {
 		case "unknown":
-			block = providerConfig(t, schemas, tftypes.UnknownValue, nil)
+			block = acctest.ProviderConfig(t, schemas, tftypes.UnknownValue, nil)
 		case "valid":
-			block = providerConfig(t, schemas, nil, map[string]tftypes.Value{
+			block = acctest.ProviderConfig(t, schemas, nil, map[string]tftypes.Value{
 				"base_url": tftypes.NewValue(tftypes.String, "http://127.0.0.1:1"), "api_token": tftypes.NewValue(tftypes.String, "token"),
 			})
 		}
@@ -363,9 +423,10 @@ func TestProvider_neverDefers(t *testing.T) {
 // meet is still found here.
 func TestProvider_hasNoDeferralPath(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
+	// The provider's files, whose resources unchangedPlan answers for.
+	files, err := filepath.Glob("../*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatal("no provider source found", err)
 	}
 	fset := token.NewFileSet()
 	for _, name := range files {
@@ -399,8 +460,8 @@ func exprString(e ast.Expr) string {
 // optional ones by type assertion).
 func TestProtocol6_hasEveryMethodOfTheFrameworksServer(t *testing.T) {
 	t.Parallel()
-	framework := reflect.TypeOf(providerserver.NewProtocol6(New("test")())())
-	served := NewProtocol6(context.Background(), "test")()
+	framework := reflect.TypeOf(providerserver.NewProtocol6(provider.New("test")())())
+	served := NewProtocol6("test")()
 	if _, ok := served.(*protocolServer); !ok {
 		t.Fatalf("served %T, want the wrapper: the fast path is off", served)
 	}

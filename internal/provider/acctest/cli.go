@@ -1,0 +1,299 @@
+package acctest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/go-version"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+)
+
+// ProductBinary is the package of the provider users run: main.go.
+const ProductBinary = "github.com/mobileplan/terraform-provider-mobileplan"
+
+// builds holds one build of each provider package the tests run, made on
+// first use, under the directory Main removes.
+var builds sync.Map // package path -> *build
+
+type build struct {
+	once   sync.Once
+	dir    string
+	err    error
+	output []byte
+}
+
+// providerBinaryDir builds pkg, once per test binary, and returns the
+// directory holding terraform-provider-mobileplan.
+func providerBinaryDir(t *testing.T, pkg string) string {
+	t.Helper()
+	v, _ := builds.LoadOrStore(pkg, &build{})
+	b := v.(*build)
+	b.once.Do(func() {
+		b.dir, b.err = os.MkdirTemp("", "mobileplan-provider-bin")
+		if b.err != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(b.dir, "terraform-provider-mobileplan"), pkg)
+		b.output, b.err = cmd.CombinedOutput()
+	})
+	if b.err != nil {
+		t.Fatalf("building the provider %s: %v\n%s", pkg, b.err, b.output)
+	}
+	return b.dir
+}
+
+// TerraformBinary is the CLI the tests run: TF_ACC_TERRAFORM_PATH, as for
+// terraform-plugin-testing, so that a run under OpenTofu or another
+// Terraform drives that CLI here too; else terraform on PATH.
+func TerraformBinary() string {
+	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
+		return p
+	}
+	return "terraform"
+}
+
+// SkipUnlessAcceptance skips t unless TF_ACC is set, as
+// terraform-plugin-testing does.
+func SkipUnlessAcceptance(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("set TF_ACC=1 to run tests that drive the terraform CLI")
+	}
+}
+
+// CLI runs the terraform CLI in a directory of its own, with the provider
+// built from a package and found through dev_overrides: no `terraform
+// init`, no registry.
+type CLI struct {
+	t        *testing.T
+	Dir      string
+	env      []string
+	provider string
+}
+
+// NewCLI returns a CLI that runs the provider built from pkg
+// (ProductBinary, or another main package), with extraEnv added to a
+// clean environment: no TF_LOG or MOBILEPLAN_ variable of the caller's.
+func NewCLI(t *testing.T, pkg string, extraEnv ...string) *CLI {
+	t.Helper()
+	SkipUnlessAcceptance(t)
+	bin := providerBinaryDir(t, pkg)
+	dir := t.TempDir()
+	rc := filepath.Join(dir, "dev.tfrc")
+	rcText := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"mobileplan/mobileplan\" = %q\n  }\n  direct {}\n}\n", bin)
+	if err := os.WriteFile(rc, []byte(rcText), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "TF_LOG") || strings.HasPrefix(kv, "MOBILEPLAN_") || strings.HasPrefix(kv, "TF_CLI_CONFIG_FILE=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	return &CLI{t: t, Dir: dir, env: append(env, extraEnv...), provider: filepath.Join(bin, "terraform-provider-mobileplan")}
+}
+
+// ProviderPath is the provider binary the CLI runs.
+func (c *CLI) ProviderPath() string { return c.provider }
+
+// Env is the environment the CLI's commands run with, for a test that runs
+// a command of its own (a script) the way the CLI runs terraform.
+func (c *CLI) Env() []string { return append([]string{}, c.env...) }
+
+// Write writes a file of the working directory.
+func (c *CLI) Write(name, content string) {
+	c.t.Helper()
+	if err := os.WriteFile(filepath.Join(c.Dir, name), []byte(content), 0o600); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// Read reads a file of the working directory.
+func (c *CLI) Read(name string) string {
+	c.t.Helper()
+	b, err := os.ReadFile(filepath.Join(c.Dir, name))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Run runs a command with env added, and returns the combined output and
+// the exit code.
+func (c *CLI) Run(env []string, args ...string) (string, int) {
+	c.t.Helper()
+	args = append(args, "-no-color")
+	cmd := exec.Command(TerraformBinary(), args...)
+	cmd.Dir = c.Dir
+	cmd.Env = append(append([]string{}, c.env...), env...)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return string(out), 0
+	case errors.As(err, &exit):
+		return string(out), exit.ExitCode()
+	default:
+		c.t.Fatalf("terraform %v: %v", args, err)
+		return "", -1
+	}
+}
+
+// Must runs a command that has to succeed.
+func (c *CLI) Must(args ...string) string {
+	c.t.Helper()
+	out, code := c.Run(nil, args...)
+	if code != 0 {
+		c.t.Fatalf("terraform %s exited %d:\n%s", strings.Join(args, " "), code, out)
+	}
+	return out
+}
+
+// PlanExpect runs terraform plan and requires its exit code: 0 no changes,
+// 2 changes.
+func (c *CLI) PlanExpect(code int, args ...string) string {
+	c.t.Helper()
+	out, got := c.Run(nil, append([]string{"plan", "-input=false", "-detailed-exitcode"}, args...)...)
+	if got != code {
+		c.t.Fatalf("terraform plan exited %d, want %d:\n%s", got, code, out)
+	}
+	return out
+}
+
+// ExpectNoChanges runs a plan that must find nothing to do.
+func (c *CLI) ExpectNoChanges() {
+	c.t.Helper()
+	out, code := c.Run(nil, "plan", "-detailed-exitcode", "-input=false")
+	if code != 0 {
+		c.t.Fatalf("plan after apply is not empty (exit %d):\n%s", code, out)
+	}
+	if !strings.Contains(out, "No changes.") {
+		c.t.Fatalf("plan does not say No changes:\n%s", out)
+	}
+}
+
+// ProviderBlock is the configuration's terraform and provider blocks for
+// srv, with settings (whole lines) added to the provider block.
+func ProviderBlock(srv *emulatortest.Server, settings string) string {
+	return fmt.Sprintf(`
+terraform {
+  required_providers {
+    mobileplan = {
+      source = "mobileplan/mobileplan"
+    }
+  }
+}
+
+provider "mobileplan" {
+  base_url  = %q
+  api_token = %q
+%s}
+`, srv.URL, srv.Token, settings)
+}
+
+// Feature is what a test needs of the CLI it runs: a minimum version, and
+// for features OpenTofu does not have, Terraform itself.
+type Feature struct {
+	name          string
+	minimum       *version.Version
+	terraformOnly bool
+}
+
+var (
+	// Identity: resource identity came with Terraform 1.12 and OpenTofu 1.12.
+	Identity = Feature{"resource identity and import blocks with identity need Terraform or OpenTofu 1.12", version.Must(version.NewVersion("1.12.0")), false}
+	// Query: `terraform query` came with Terraform 1.14; OpenTofu has none yet.
+	Query = Feature{"list resources and terraform query need Terraform 1.14", version.Must(version.NewVersion("1.14.0")), true}
+)
+
+// cliIdentity is the line of `version` of the CLI the tests run that names
+// it, e.g. "Terraform v1.11.4" or "OpenTofu v1.12.6", asked once per test
+// binary. It is the first line, unless the CLI printed a warning first, as
+// OpenTofu does on standard output when TF_CLI_CONFIG_FILE names a missing
+// file.
+var cliIdentity = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command(TerraformBinary(), "version").Output()
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Split(string(out), "\n")
+	for _, line := range lines {
+		if strings.HasPrefix(line, "Terraform v") || strings.HasPrefix(line, "OpenTofu v") {
+			return strings.TrimSpace(line), nil
+		}
+	}
+	return strings.TrimSpace(lines[0]), nil
+})
+
+// CLINameVersion is the name ("Terraform" or "OpenTofu") and version of
+// the CLI the tests run.
+func CLINameVersion(t *testing.T) (string, *version.Version) {
+	t.Helper()
+	line, err := cliIdentity()
+	if err != nil {
+		t.Fatalf("%s version: %v", TerraformBinary(), err)
+	}
+	name, ver, ok := strings.Cut(line, " v")
+	v, perr := version.NewVersion(ver)
+	if !ok || perr != nil {
+		t.Fatalf("cannot read the CLI's version from %q", line)
+	}
+	return name, v
+}
+
+// RequireCLI skips t, saying which feature is missing, when the CLI the
+// tests run lacks f, so a skipped test reads as a reason and not as a gap.
+func RequireCLI(t *testing.T, f Feature) {
+	t.Helper()
+	SkipUnlessAcceptance(t)
+	name, v := CLINameVersion(t)
+	if f.terraformOnly && name != "Terraform" {
+		t.Skipf("%s %s is not Terraform (%s)", name, v, f.name)
+	}
+	if v.Core().LessThan(f.minimum) {
+		t.Skipf("CLI version %s is below %s (%s)", v, f.minimum, f.name)
+	}
+}
+
+// Main runs a package's tests, as its TestMain: Terraform looks for no new
+// versions and reads an empty CLI configuration instead of whatever the
+// machine has, and every temporary file of the run, provider builds
+// included, goes under one directory, removed at the end. A file a test
+// left behind there fails the run.
+func Main(m *testing.M) int {
+	os.Setenv("CHECKPOINT_DISABLE", "1")
+	root, err := os.MkdirTemp("", "mobileplan-provider-test")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("TMPDIR", root)
+	cliConfig := filepath.Join(root, "terraformrc")
+	if err := os.WriteFile(cliConfig, nil, 0o600); err != nil {
+		panic(err)
+	}
+	os.Setenv("TF_CLI_CONFIG_FILE", cliConfig)
+	code := m.Run()
+	builds.Range(func(_, v any) bool {
+		if dir := v.(*build).dir; dir != "" {
+			os.RemoveAll(dir)
+		}
+		return true
+	})
+	os.Remove(cliConfig)
+	if left, _ := os.ReadDir(root); len(left) > 0 {
+		for _, e := range left {
+			fmt.Fprintf(os.Stderr, "left behind in the temp dir: %s\n", e.Name())
+		}
+		code = 1
+	}
+	os.RemoveAll(root)
+	return code
+}

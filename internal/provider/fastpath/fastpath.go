@@ -1,0 +1,29 @@
+// Package fastpath holds the provider's measured speed-ups, each with the
+// tests that prove it changes nothing but the cost:
+//
+//   - Protocol: a protocol server in front of the framework's that
+//     remembers configurations found valid and answers unchanged plans of
+//     mobileplan_subscription itself (protocol.go);
+//   - States: State.Set and State.Get without the framework's reflection
+//     (state_codec.go);
+//   - the paged reader: the refresh of many subscriptions from the
+//     service's list pages instead of one GET each (paged_reader.go).
+//
+// The provider works without any of them: main.go composes the two with
+// NewProtocol6, and provider.NewProtocol6 in its place serves the provider
+// alone, slower. Each speed-up says when it can be deleted; `make bench`
+// measures each against the provider without it.
+package fastpath
+
+import (
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
+)
+
+// NewProtocol6 is provider.NewProtocol6 with every speed-up of this
+// package; opts come after them, and may replace them.
+func NewProtocol6(version string, opts ...provider.Option) func() tfprotov6.ProviderServer {
+	all := append([]provider.Option{provider.WithRefreshReader(newPagedReader), provider.WithStateCodec(&States{})}, opts...)
+	return Protocol(provider.New(version, all...))
+}
