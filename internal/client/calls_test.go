@@ -223,7 +223,7 @@ func TestGetEsim(t *testing.T) {
 	if !IsNotFound(err) {
 		t.Fatalf("GetEsim(unknown) error = %v, want IsNotFound", err)
 	}
-	if IsPreconditionFailed(err) || IsUnauthorized(err) {
+	if IsPreconditionFailed(err) || statusIs(err, http.StatusUnauthorized) {
 		t.Errorf("a 404 is reported as another status: %v", err)
 	}
 	if !strings.Contains(err.Error(), "404") || !strings.Contains(err.Error(), missing) {
@@ -310,14 +310,14 @@ func TestCreatePreconditionFailedInvalidPlan(t *testing.T) {
 		}
 		var apiErr *APIError
 		errors.As(err, &apiErr)
-		if apiErr.StatusCode != 412 || apiErr.Code != CodeInvalidPlan || !strings.Contains(apiErr.Message, tc.message) ||
+		if apiErr.StatusCode != 412 || apiErr.Code != "invalidPlan" || !strings.Contains(apiErr.Message, tc.message) ||
 			apiErr.DocsURL != emulator.DocsBaseURL+"invalidPlan" || apiErr.Method != "POST" || apiErr.Path != "/v1/subscriptions" {
 			t.Errorf("%s: APIError = %s", tc.plan, dump(apiErr))
 		}
-		if len(apiErr.Details) != 1 || apiErr.Details[0].Property != "planId" || !slices.Equal(apiErr.Suggestions(), []string{tc.suggestion}) {
+		if len(apiErr.Details) != 1 || apiErr.Details[0].Property != "planId" || !slices.Equal(suggestions(apiErr), []string{tc.suggestion}) {
 			t.Errorf("%s: Details = %s", tc.plan, dump(apiErr.Details))
 		}
-		for _, part := range []string{"412", CodeInvalidPlan, tc.plan} {
+		for _, part := range []string{"412", "invalidPlan", tc.plan} {
 			if !strings.Contains(err.Error(), part) {
 				t.Errorf("%s: error text %q lacks %q", tc.plan, err, part)
 			}
@@ -345,7 +345,7 @@ func TestCreatePreconditionFailedOutOfInventory(t *testing.T) {
 	if apiErr.Code != CodeOutOfInventory || !strings.Contains(apiErr.Message, `"global"`) || apiErr.DocsURL != emulator.DocsBaseURL+"outOfInventory" {
 		t.Errorf("APIError = %s", dump(apiErr))
 	}
-	if s := apiErr.Suggestions(); len(s) != 1 || !strings.Contains(s[0], "add eSIMs") {
+	if s := suggestions(apiErr); len(s) != 1 || !strings.Contains(s[0], "add eSIMs") {
 		t.Errorf("Suggestions = %q", s)
 	}
 
@@ -363,8 +363,8 @@ func TestUnauthorized(t *testing.T) {
 	emu := startEmulator(t, nil)
 	c, clock := newTestClient(t, emu.URL, func(cfg *Config) { cfg.Token = "wrong-token" })
 	_, err := c.GetPlan(bg, "plan_001")
-	if !IsUnauthorized(err) {
-		t.Fatalf("error = %v, want IsUnauthorized", err)
+	if !statusIs(err, http.StatusUnauthorized) {
+		t.Fatalf("error = %v, want a 401", err)
 	}
 	if strings.Contains(err.Error(), "wrong-token") {
 		t.Errorf("error text leaks the token: %v", err)

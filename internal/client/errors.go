@@ -12,13 +12,10 @@ import (
 	"unicode/utf8"
 )
 
-// Error codes the provider may rely on. Only outOfInventory is named by the
-// interface document; invalidPlan and notFound come from the contract and are
-// used for wording only, never for control flow beyond the status code.
-const (
-	CodeOutOfInventory = "outOfInventory"
-	CodeInvalidPlan    = "invalidPlan"
-)
+// CodeOutOfInventory is the error code the provider relies on, the one the
+// interface document names; the contract's others (invalidPlan, notFound)
+// decide nothing beyond what their status code does.
+const CodeOutOfInventory = "outOfInventory"
 
 // ErrorDetail is one entry of the richer error shape's details list.
 type ErrorDetail struct {
@@ -98,17 +95,6 @@ func (d ErrorDetail) String() string {
 	return strings.Join(parts, " ")
 }
 
-// Suggestions returns the details' suggestions, in order.
-func (e *APIError) Suggestions() []string {
-	var out []string
-	for _, d := range e.Details {
-		if d.Suggestion != "" {
-			out = append(out, d.Suggestion)
-		}
-	}
-	return out
-}
-
 // IsNotFound reports whether err is a 404 from the service.
 func IsNotFound(err error) bool { return statusIs(err, http.StatusNotFound) }
 
@@ -119,9 +105,6 @@ func IsPreconditionFailed(err error) bool { return statusIs(err, http.StatusPrec
 // IsBadRequest reports whether err is a 400: the service found the request
 // invalid, and its message says which field.
 func IsBadRequest(err error) bool { return statusIs(err, http.StatusBadRequest) }
-
-// IsUnauthorized reports whether err is a 401: the token is missing, wrong or revoked.
-func IsUnauthorized(err error) bool { return statusIs(err, http.StatusUnauthorized) }
 
 func statusIs(err error, status int) bool {
 	var apiErr *APIError

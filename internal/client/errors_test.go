@@ -116,7 +116,7 @@ func TestAPIErrorRicherShape(t *testing.T) {
 	if !slices.Equal(apiErr.Details, want) {
 		t.Errorf("Details = %s\nwant %s", dump(apiErr.Details), dump(want))
 	}
-	if s := apiErr.Suggestions(); !slices.Equal(s, []string{"choose a plan that is not archived"}) {
+	if s := suggestions(apiErr); !slices.Equal(s, []string{"choose a plan that is not archived"}) {
 		t.Errorf("Suggestions = %q", s)
 	}
 	// The details, hint and docs are shown by internal/diagnostics (TestDetailTexts).

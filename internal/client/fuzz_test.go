@@ -43,7 +43,7 @@ func FuzzDecodeAPIError(f *testing.F) {
 		for _, d := range e.Details {
 			_ = d.String()
 		}
-		_ = e.Suggestions()
+		_ = suggestions(e)
 		// The wrappers format it as well.
 		_ = (&UncertainCreateError{Err: e}).Error()
 		_ = (&PageError{Operation: "list", Page: 1, Err: e}).Error()

@@ -304,3 +304,14 @@ func startInProcess(t *testing.T, opts emulator.Options, mod func(*Config)) (*em
 	})
 	return emu, c
 }
+
+// suggestions are the suggestions of e's details, in order.
+func suggestions(e *APIError) []string {
+	var out []string
+	for _, d := range e.Details {
+		if d.Suggestion != "" {
+			out = append(out, d.Suggestion)
+		}
+	}
+	return out
+}

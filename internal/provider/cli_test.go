@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
@@ -14,16 +13,6 @@ import (
 // user does: warnings, `plan -generate-config-out` followed by apply, and
 // what TF_LOG=TRACE prints. These tests run the provider users run (main.go)
 // through acctest.CLI.
-
-// newTerraformCLI is a CLI running the provider users run.
-func newTerraformCLI(t *testing.T, extraEnv ...string) *acctest.CLI {
-	t.Helper()
-	return acctest.NewCLI(t, acctest.ProductBinary, extraEnv...)
-}
-
-func cliProvider(srv *emulatortest.Server) string {
-	return acctest.ProviderBlock(srv, "")
-}
 
 func TestCLI_replacementAndDestroyWarn(t *testing.T) {
 	t.Parallel()
@@ -270,9 +259,4 @@ data "mobileplan_subscriptions" "all" {
 			}
 		})
 	}
-}
-
-// unwrap joins Terraform's 80-column wrapping so phrases can be matched.
-func unwrap(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

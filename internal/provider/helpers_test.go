@@ -1,13 +1,19 @@
 package provider
 
 import (
+	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
@@ -119,4 +125,187 @@ func createdSubscription(t *testing.T, srv *emulatortest.Server, id string) *cli
 		t.Fatal(err)
 	}
 	return sub
+}
+
+// unwrap joins Terraform's 80-column wrapping so phrases can be matched.
+func unwrap(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func cliProvider(srv *emulatortest.Server) string {
+	return acctest.ProviderBlock(srv, "")
+}
+
+// newTerraformCLI is a CLI running the provider users run.
+func newTerraformCLI(t *testing.T, extraEnv ...string) *acctest.CLI {
+	t.Helper()
+	return acctest.NewCLI(t, acctest.ProductBinary, extraEnv...)
+}
+
+func planIDs(ds emulator.Dataset, keep func(emulator.Plan) bool) []string {
+	return keysOf(ds.Plans, keep, func(p emulator.Plan) string { return p.ID })
+}
+
+// fleet is count subscriptions spread round-robin over plan ids.
+func fleet(count int, planIDs ...string) string {
+	return fmt.Sprintf(`
+locals {
+  plans = %s
+}
+
+resource "mobileplan_subscription" "fleet" {
+  count   = %d
+  plan_id = local.plans[count.index %% length(local.plans)]
+}
+`, hclList(planIDs), count)
+}
+
+func newRequests(t *testing.T, srv *emulatortest.Server) *requests {
+	return &requests{t: t, srv: srv, before: srv.RequestCounts()}
+}
+
+// subscriptions is a configuration of one resource per plan id, named s0, s1...
+func subscriptions(planIDs ...string) string {
+	var b strings.Builder
+	for i, id := range planIDs {
+		if id == "inline" {
+			fmt.Fprintf(&b, "resource \"mobileplan_subscription\" \"s%d\" {\n  plan = { coverage_id = \"cov-eu\", data_mbs = 100, period_days = 3 }\n}\n", i)
+			continue
+		}
+		fmt.Fprintf(&b, "resource \"mobileplan_subscription\" \"s%d\" {\n  plan_id = %q\n}\n", i, id)
+	}
+	return b.String()
+}
+
+// withPreflight is withProvider with the preflight setting; "" leaves it out.
+func withPreflight(srv *emulatortest.Server, mode, body string) string {
+	setting := ""
+	if mode != "" {
+		setting = fmt.Sprintf("  preflight = %q\n", mode)
+	}
+	return fmt.Sprintf(`
+provider "mobileplan" {
+  base_url  = %q
+  api_token = %q
+%s}
+%s`, srv.URL, srv.Token, setting, body)
+}
+
+func startInventory(t *testing.T, stocks ...stock) *emulatortest.Server {
+	t.Helper()
+	return emulatortest.Start(t, emulator.Options{Dataset: inventoryDataset(stocks)})
+}
+
+// withProvider prefixes a configuration with a provider block pointing at srv.
+func withProvider(srv *emulatortest.Server, body string) string {
+	return fmt.Sprintf(`
+provider "mobileplan" {
+  base_url  = %q
+  api_token = %q
+}
+%s`, srv.URL, srv.Token, body)
+}
+
+// startEmulator gives each test its own service.
+func startEmulator(t *testing.T) *emulatortest.Server {
+	t.Helper()
+	return emulatortest.Start(t, emulator.Options{})
+}
+
+func startRateLimited(t *testing.T, perSecond float64, esims int) *emulatortest.Server {
+	t.Helper()
+	ds := emulator.DefaultDataset(3, esims)
+	return emulatortest.Start(t, emulator.Options{Dataset: &ds, RateLimit: perSecond})
+}
+
+// subscriptionsConfig is n subscriptions on an inline plan, which any free
+// eSIM can serve, with extra lines in the provider block.
+func subscriptionsConfig(srv *emulatortest.Server, n int, providerLines string) string {
+	return fmt.Sprintf(`
+provider "mobileplan" {
+  base_url  = %q
+  api_token = %q
+  %s
+}
+resource "mobileplan_subscription" "fleet" {
+  count = %d
+  plan = {
+    coverage_id = "cov-eu"
+    data_mbs    = 1024
+    period_days = 30
+  }
+}
+`, srv.URL, srv.Token, providerLines, n)
+}
+
+// readRaw is a ReadResource of state as Terraform sends it, returning the
+// new state as the provider encodes it.
+func readRaw(t *testing.T, h *acctest.ProtoHarness, state *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
+	t.Helper()
+	resp, err := h.Server.ReadResource(context.Background(), &tfprotov6.ReadResourceRequest{TypeName: acctest.SubscriptionType, CurrentState: state})
+	if err != nil || len(resp.Diagnostics) > 0 {
+		t.Fatalf("read: %v %s", err, acctest.DiagText(resp.Diagnostics))
+	}
+	return resp.NewState
+}
+
+// createdSubscriptionIDs are the ids of srv's subscriptions, newest first.
+func createdSubscriptionIDs(t *testing.T, srv *emulatortest.Server) []string {
+	t.Helper()
+	var ids []string
+	for s, err := range acctest.ServiceClient(t, srv).Subscriptions(t.Context()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.ID)
+	}
+	return ids
+}
+
+// ids are the identities of results that carry no error.
+func ids(t *testing.T, results []listed) []string {
+	t.Helper()
+	var out []string
+	for _, r := range results {
+		if hasErrors(r.diags) {
+			t.Fatalf("result with errors: %s", acctest.DiagText(r.diags))
+		}
+		out = append(out, str(r.identity["id"]))
+	}
+	return out
+}
+
+func newListServer(t *testing.T, srv *emulatortest.Server) *listServer {
+	t.Helper()
+	s, err := providerserver.NewProtocol6WithError(New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, ok := s.(listProviderServer)
+	if !ok {
+		t.Fatal("the provider server does not serve list resources")
+	}
+	schema, diags := acctest.ConfigureServer(t, server, acctest.EmulatorSettings(srv))
+	if hasErrors(diags) {
+		t.Fatalf("configure: %s", acctest.DiagText(diags))
+	}
+	return &listServer{t: t, server: server, schema: schema}
+}
+
+// providersAt are the provider factories of the in-process provider whose
+// clock is srv's: moving srv's clock forward moves the provider's renewal
+// window with it (WithClock).
+func providersAt(srv *emulatortest.Server) map[string]func() (tfprotov6.ProviderServer, error) {
+	server := NewProtocol6("test", WithClock(func() time.Time { return time.Unix(srv.Now(), 0) }))
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		"mobileplan": func() (tfprotov6.ProviderServer, error) { return server(), nil },
+	}
+}
+
+func at(name string, more ...string) tfjsonpath.Path {
+	p := tfjsonpath.New(name)
+	for _, m := range more {
+		p = p.AtMapKey(m)
+	}
+	return p
 }

@@ -9,10 +9,6 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 )
 
-func planIDs(ds emulator.Dataset, keep func(emulator.Plan) bool) []string {
-	return keysOf(ds.Plans, keep, func(p emulator.Plan) string { return p.ID })
-}
-
 func TestAccPlansDataSource(t *testing.T) {
 	t.Parallel()
 	f := startListFixture(t)

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -274,25 +273,4 @@ func (p *preflight) contestedLabel() (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// preflightMode is the `preflight` setting, or MOBILEPLAN_PREFLIGHT when the
-// provider block leaves it out, or "error".
-func preflightMode(v types.String) (string, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	if v.IsUnknown() {
-		diags.AddAttributeError(path.Root("preflight"), "Unknown preflight",
-			"The provider cannot be configured with a value known only after apply. Set preflight to \"error\", \"warn\" or \"off\", or leave it out and set the "+EnvPreflight+" environment variable.")
-		return "", diags
-	}
-	mode := valueOrEnv(v, EnvPreflight)
-	switch mode {
-	case "":
-		return preflightError, diags
-	case preflightError, preflightWarn, preflightOff:
-		return mode, diags
-	}
-	diags.AddAttributeError(path.Root("preflight"), "Invalid "+EnvPreflight,
-		fmt.Sprintf("The %s environment variable is %q; it must be \"error\", \"warn\" or \"off\" (or unset, which means \"error\").", EnvPreflight, mode))
-	return "", diags
 }

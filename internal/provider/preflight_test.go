@@ -72,38 +72,6 @@ func inventoryDataset(stocks []stock) *emulator.Dataset {
 	return ds
 }
 
-func startInventory(t *testing.T, stocks ...stock) *emulatortest.Server {
-	t.Helper()
-	return emulatortest.Start(t, emulator.Options{Dataset: inventoryDataset(stocks)})
-}
-
-// withPreflight is withProvider with the preflight setting; "" leaves it out.
-func withPreflight(srv *emulatortest.Server, mode, body string) string {
-	setting := ""
-	if mode != "" {
-		setting = fmt.Sprintf("  preflight = %q\n", mode)
-	}
-	return fmt.Sprintf(`
-provider "mobileplan" {
-  base_url  = %q
-  api_token = %q
-%s}
-%s`, srv.URL, srv.Token, setting, body)
-}
-
-// subscriptions is a configuration of one resource per plan id, named s0, s1...
-func subscriptions(planIDs ...string) string {
-	var b strings.Builder
-	for i, id := range planIDs {
-		if id == "inline" {
-			fmt.Fprintf(&b, "resource \"mobileplan_subscription\" \"s%d\" {\n  plan = { coverage_id = \"cov-eu\", data_mbs = 100, period_days = 3 }\n}\n", i)
-			continue
-		}
-		fmt.Fprintf(&b, "resource \"mobileplan_subscription\" \"s%d\" {\n  plan_id = %q\n}\n", i, id)
-	}
-	return b.String()
-}
-
 func repeat(id string, n int) []string {
 	out := make([]string, n)
 	for i := range out {
@@ -117,10 +85,6 @@ type requests struct {
 	t      *testing.T
 	srv    *emulatortest.Server
 	before map[string]int
-}
-
-func newRequests(t *testing.T, srv *emulatortest.Server) *requests {
-	return &requests{t: t, srv: srv, before: srv.RequestCounts()}
 }
 
 func (r *requests) mark() { r.before = r.srv.RequestCounts() }
@@ -331,20 +295,6 @@ func TestAccPreflight_replacementIsACreate(t *testing.T) {
 	if n := srv.Stats().Subscriptions; n != 2 {
 		t.Errorf("the service holds %d subscriptions, want 2", n)
 	}
-}
-
-// fleet is count subscriptions spread round-robin over plan ids.
-func fleet(count int, planIDs ...string) string {
-	return fmt.Sprintf(`
-locals {
-  plans = %s
-}
-
-resource "mobileplan_subscription" "fleet" {
-  count   = %d
-  plan_id = local.plans[count.index %% length(local.plans)]
-}
-`, hclList(planIDs), count)
 }
 
 func hclList(items []string) string {

@@ -6,29 +6,21 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
 )
 
 // PagedRefreshAllowance is how many requests, at most, a refresh reader that
@@ -75,16 +67,6 @@ func New(version string, opts ...Option) func() provider.Provider {
 // takes it.
 func NewProtocol6(version string, opts ...Option) func() tfprotov6.ProviderServer {
 	return providerserver.NewProtocol6(New(version, opts...)())
-}
-
-type providerModel struct {
-	BaseURL        types.String  `tfsdk:"base_url"`
-	APIToken       types.String  `tfsdk:"api_token"`
-	MaxRetries     types.Int64   `tfsdk:"max_retries"`
-	RequestTimeout types.String  `tfsdk:"request_timeout"`
-	Preflight      types.String  `tfsdk:"preflight"`
-	PagedRefresh   types.Bool    `tfsdk:"paged_refresh"`
-	MaxRPS         types.Float64 `tfsdk:"max_requests_per_second"`
 }
 
 func (p *mobileplanProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -142,103 +124,6 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 	}
 }
 
-func (p *mobileplanProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
-	var cfg providerModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	unknown := func(attr, env string, v interface{ IsUnknown() bool }) {
-		if v.IsUnknown() {
-			resp.Diagnostics.AddAttributeError(path.Root(attr), "Unknown "+attr,
-				fmt.Sprintf("The provider cannot be configured with a value known only after apply. Set %s to a value known at plan time, or leave it out and set the %s environment variable.", attr, env))
-		}
-	}
-	unknown("base_url", EnvBaseURL, cfg.BaseURL)
-	unknown("api_token", EnvAPIToken, cfg.APIToken)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-
-	baseURL := valueOrEnv(cfg.BaseURL, EnvBaseURL)
-	token := valueOrEnv(cfg.APIToken, EnvAPIToken)
-	// A bad value from the provider block is shown at its line; one from the
-	// environment has no line to point at (Terraform would print
-	// "on <empty> line 0"), so the error names the variable instead.
-	invalid := func(attr string, inBlock types.String, env, detail string) {
-		summary := "Invalid " + attr
-		if inBlock.ValueString() != "" {
-			resp.Diagnostics.AddAttributeError(path.Root(attr), summary, detail)
-			return
-		}
-		resp.Diagnostics.AddError(summary, "The value comes from the "+env+" environment variable. "+detail)
-	}
-	if baseURL == "" {
-		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Missing base_url", "The provider needs the service's address. "+diagnostics.BaseURLHelp)
-	} else if _, err := client.ParseBaseURL(baseURL); err != nil {
-		invalid("base_url", cfg.BaseURL, EnvBaseURL, err.Error()+". "+diagnostics.BaseURLHelp)
-	}
-	if token == "" {
-		resp.Diagnostics.AddAttributeError(path.Root("api_token"), "Missing api_token", "The provider needs an access token. "+diagnostics.TokenHelp)
-	} else if err := client.CheckToken(token); err != nil {
-		// Caught here, it is one clear error instead of five retries
-		// reported as a network failure. The message never shows the token.
-		invalid("api_token", cfg.APIToken, EnvAPIToken, capitalize(err.Error())+". "+tokenTrimHelp)
-	}
-	mode, diags := preflightMode(cfg.Preflight)
-	resp.Diagnostics.Append(diags...)
-	maxRPS, diags := maxRequestsPerSecond(cfg.MaxRPS)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	// The defaults are the client's (client.DefaultX), as the schema documents them.
-	cc := client.Config{
-		BaseURL:              baseURL,
-		Token:                token,
-		UserAgent:            fmt.Sprintf("terraform-provider-mobileplan/%s (+https://registry.terraform.io/providers/mobileplan/mobileplan) Terraform/%s", p.version, req.TerraformVersion),
-		RequestTimeout:       client.DefaultRequestTimeout,
-		MaxRequestsPerSecond: maxRPS,
-	}
-	maxRetries := client.DefaultMaxRetries
-	if !cfg.MaxRetries.IsNull() && !cfg.MaxRetries.IsUnknown() {
-		maxRetries = int(cfg.MaxRetries.ValueInt64())
-		cc.MaxRetries = &maxRetries
-	}
-	if s := cfg.RequestTimeout.ValueString(); s != "" {
-		cc.RequestTimeout, _ = time.ParseDuration(s) // checked by durationValidator
-	}
-	c, err := client.New(cc)
-	if err != nil {
-		resp.Diagnostics.AddError("Could not configure the mobileplan client", err.Error())
-		return
-	}
-	pagedRefresh := cfg.PagedRefresh.IsNull() || cfg.PagedRefresh.IsUnknown() || cfg.PagedRefresh.ValueBool()
-	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": cc.RequestTimeout.String(), "preflight": mode, "paged_refresh": pagedRefresh, "max_requests_per_second": maxRPS})
-	data := &providerData{client: c, preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now}
-	if pagedRefresh && p.refresh != nil {
-		data.subscriptions = p.refresh(c)
-	}
-	resp.DataSourceData, resp.ResourceData, resp.ListResourceData = data, data, data
-}
-
-const tokenTrimHelp = "Remove the character: read a token file with trimspace(file(\"token.txt\")) in the configuration, or with " +
-	"export " + EnvAPIToken + "=\"$(tr -d '\\r\\n' < token.txt)\" in the shell."
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-func valueOrEnv(v types.String, env string) string {
-	if !v.IsNull() && v.ValueString() != "" {
-		return v.ValueString()
-	}
-	return os.Getenv(env)
-}
-
 func (p *mobileplanProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{newSubscriptionResource}
 }
@@ -253,34 +138,4 @@ func (p *mobileplanProvider) DataSources(context.Context) []func() datasource.Da
 		newEsimsDataSource, newEsimDataSource,
 		newSubscriptionsDataSource, newSubscriptionDataSource,
 	}
-}
-
-// maxRequestsPerSecond is the `max_requests_per_second` setting, or
-// MOBILEPLAN_MAX_REQUESTS_PER_SECOND when the provider block leaves it out,
-// or 0 (no ceiling). The block's value is checked by its validator at plan
-// time; the variable's is checked here.
-func maxRequestsPerSecond(v types.Float64) (float64, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	if v.IsUnknown() {
-		diags.AddAttributeError(path.Root("max_requests_per_second"), "Unknown max_requests_per_second",
-			"The provider cannot be configured with a value known only after apply. Set max_requests_per_second to a number known at plan time, or leave it out and set the "+EnvMaxRequestsPerSecond+" environment variable.")
-		return 0, diags
-	}
-	if !v.IsNull() {
-		return v.ValueFloat64(), diags
-	}
-	env := strings.TrimSpace(os.Getenv(EnvMaxRequestsPerSecond))
-	if env == "" {
-		return 0, diags
-	}
-	n, err := strconv.ParseFloat(env, 64)
-	if err == nil {
-		err = client.CheckMaxRequestsPerSecond(n)
-	}
-	if err != nil {
-		diags.AddAttributeError(path.Root("max_requests_per_second"), "Invalid "+EnvMaxRequestsPerSecond,
-			fmt.Sprintf("The %s environment variable is %q; it must be a number of requests per second above 0, such as 5 or 0.5 (or unset, for no ceiling).", EnvMaxRequestsPerSecond, env))
-		return 0, diags
-	}
-	return n, diags
 }

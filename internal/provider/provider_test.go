@@ -30,22 +30,6 @@ var testProviders = map[string]func() (tfprotov6.ProviderServer, error){
 	"mobileplan": providerserver.NewProtocol6WithError(New("test")()),
 }
 
-// startEmulator gives each test its own service.
-func startEmulator(t *testing.T) *emulatortest.Server {
-	t.Helper()
-	return emulatortest.Start(t, emulator.Options{})
-}
-
-// withProvider prefixes a configuration with a provider block pointing at srv.
-func withProvider(srv *emulatortest.Server, body string) string {
-	return fmt.Sprintf(`
-provider "mobileplan" {
-  base_url  = %q
-  api_token = %q
-}
-%s`, srv.URL, srv.Token, body)
-}
-
 func TestProvider_refusesPlainHTTPToRemoteHost(t *testing.T) {
 	t.Parallel()
 	for _, url := range []string{"http://api.example.com", "http://10.0.0.5:8089", "http://127.0.0.1.nip.io"} {

@@ -1,13 +1,9 @@
 package provider
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 )
 
 // These run a real CLI against an emulator limited to a few requests per
@@ -15,32 +11,6 @@ import (
 // provider process goes through the pace, the setting and its variable
 // reach it). The pace's figures, exact on a fake clock, are proven in
 // internal/client/pace_test.go.
-
-// subscriptionsConfig is n subscriptions on an inline plan, which any free
-// eSIM can serve, with extra lines in the provider block.
-func subscriptionsConfig(srv *emulatortest.Server, n int, providerLines string) string {
-	return fmt.Sprintf(`
-provider "mobileplan" {
-  base_url  = %q
-  api_token = %q
-  %s
-}
-resource "mobileplan_subscription" "fleet" {
-  count = %d
-  plan = {
-    coverage_id = "cov-eu"
-    data_mbs    = 1024
-    period_days = 30
-  }
-}
-`, srv.URL, srv.Token, providerLines, n)
-}
-
-func startRateLimited(t *testing.T, perSecond float64, esims int) *emulatortest.Server {
-	t.Helper()
-	ds := emulator.DefaultDataset(3, esims)
-	return emulatortest.Start(t, emulator.Options{Dataset: &ds, RateLimit: perSecond})
-}
 
 // An apply that meets the service's rate limit waits it out: every create
 // succeeds, though the service answered some requests 429.

@@ -78,17 +78,6 @@ func TestReadResource_refreshChangesOnlyWithTheLifecycle(t *testing.T) {
 	}
 }
 
-// readRaw is a ReadResource of state as Terraform sends it, returning the
-// new state as the provider encodes it.
-func readRaw(t *testing.T, h *acctest.ProtoHarness, state *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
-	t.Helper()
-	resp, err := h.Server.ReadResource(context.Background(), &tfprotov6.ReadResourceRequest{TypeName: acctest.SubscriptionType, CurrentState: state})
-	if err != nil || len(resp.Diagnostics) > 0 {
-		t.Fatalf("read: %v %s", err, acctest.DiagText(resp.Diagnostics))
-	}
-	return resp.NewState
-}
-
 // changedAttributes are the names of the top-level attributes that differ.
 func changedAttributes(t *testing.T, h *acctest.ProtoHarness, before, after *tfprotov6.DynamicValue) []string {
 	t.Helper()

@@ -266,16 +266,3 @@ func (e expectActions) CheckPlan(_ context.Context, req plancheck.CheckPlanReque
 	}
 	resp.Error = fmt.Errorf("%s: no change in the plan, want %v", e.addr, e.want)
 }
-
-// createdSubscriptionIDs are the ids of srv's subscriptions, newest first.
-func createdSubscriptionIDs(t *testing.T, srv *emulatortest.Server) []string {
-	t.Helper()
-	var ids []string
-	for s, err := range acctest.ServiceClient(t, srv).Subscriptions(t.Context()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, s.ID)
-	}
-	return ids
-}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -36,23 +35,6 @@ type listServer struct {
 	t      *testing.T
 	server listProviderServer
 	schema *tfprotov6.GetProviderSchemaResponse
-}
-
-func newListServer(t *testing.T, srv *emulatortest.Server) *listServer {
-	t.Helper()
-	s, err := providerserver.NewProtocol6WithError(New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, ok := s.(listProviderServer)
-	if !ok {
-		t.Fatal("the provider server does not serve list resources")
-	}
-	schema, diags := acctest.ConfigureServer(t, server, acctest.EmulatorSettings(srv))
-	if hasErrors(diags) {
-		t.Fatalf("configure: %s", acctest.DiagText(diags))
-	}
-	return &listServer{t: t, server: server, schema: schema}
 }
 
 // objectValue is a value of the schema's object type with the given
@@ -168,19 +150,6 @@ func str(v tftypes.Value) string {
 
 func hasErrors(diags []*tfprotov6.Diagnostic) bool {
 	return slices.ContainsFunc(diags, func(d *tfprotov6.Diagnostic) bool { return d.Severity == tfprotov6.DiagnosticSeverityError })
-}
-
-// ids are the identities of results that carry no error.
-func ids(t *testing.T, results []listed) []string {
-	t.Helper()
-	var out []string
-	for _, r := range results {
-		if hasErrors(r.diags) {
-			t.Fatalf("result with errors: %s", acctest.DiagText(r.diags))
-		}
-		out = append(out, str(r.identity["id"]))
-	}
-	return out
 }
 
 // requestsFor runs fn and counts the list requests the service saw.

@@ -5,9 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -19,16 +17,6 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
-
-// providersAt are the provider factories of the in-process provider whose
-// clock is srv's: moving srv's clock forward moves the provider's renewal
-// window with it (WithClock).
-func providersAt(srv *emulatortest.Server) map[string]func() (tfprotov6.ProviderServer, error) {
-	server := NewProtocol6("test", WithClock(func() time.Time { return time.Unix(srv.Now(), 0) }))
-	return map[string]func() (tfprotov6.ProviderServer, error){
-		"mobileplan": func() (tfprotov6.ProviderServer, error) { return server(), nil },
-	}
-}
 
 // renewalCase is one subscription of the renewal tests: an inline plan of
 // its own (data_mbs tells it apart at the service), early_renewal_hours

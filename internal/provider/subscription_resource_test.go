@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
@@ -21,14 +20,6 @@ var (
 	subscriptionID = regexp.MustCompile(`^sub_[0-9a-f]{16}$`)
 	iccidPattern   = regexp.MustCompile(`^[0-9]{19,20}$`)
 )
-
-func at(name string, more ...string) tfjsonpath.Path {
-	p := tfjsonpath.New(name)
-	for _, m := range more {
-		p = p.AtMapKey(m)
-	}
-	return p
-}
 
 // usageDataSource reads the usage of the subscription at subAddr, which
 // only the data sources show; usageAddr is its address.

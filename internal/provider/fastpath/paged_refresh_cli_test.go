@@ -46,14 +46,6 @@ func (r refreshRequests) String() string {
 	return fmt.Sprintf("%d list pages and %d GETs", r.lists, r.gets)
 }
 
-// during runs a command and counts the requests it sent.
-func during(srv interface{ RequestCounts() map[string]int }, run func()) refreshRequests {
-	before := srv.RequestCounts()
-	run()
-	after := srv.RequestCounts()
-	return refreshRequests{lists: after[listRoute] - before[listRoute], gets: after[getRoute] - before[getRoute]}
-}
-
 // 60 subscriptions under 30 newer ones: every page once, ceil(90/25) = 4,
 // and at most the allowance besides.
 func TestCLI_pagedRefreshReadsTheFleetByPages(t *testing.T) {

@@ -17,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 )
@@ -106,59 +105,6 @@ func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 	}
 }
 
-// lifecycleStates are states of subscriptions the service made and changed
-// on its own, read through h as Terraform would store them: made from a
-// plan id and from an inline plan, ready, active, with data used and
-// expired.
-func lifecycleStates(t *testing.T, srv *emulatortest.Server, h *acctest.ProtoHarness) []tftypes.Value {
-	t.Helper()
-	inline := &client.InlinePlan{CoverageID: "cov-eu", DataMBs: 2048, PeriodDays: 30}
-	fromID := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
-	other := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
-	fromInline := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{Plan: inline})
-	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
-	num := func(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
-	inlineValue := tftypes.NewValue(h.Type.AttributeTypes["plan"], map[string]tftypes.Value{
-		"coverage_id": str(inline.CoverageID), "data_mbs": num(inline.DataMBs), "period_days": num(inline.PeriodDays),
-	})
-	var states []tftypes.Value
-	readAll := func() {
-		states = append(states,
-			h.Read(t, h.Object(map[string]tftypes.Value{"id": str(fromID.ID)})),
-			h.Read(t, h.Object(map[string]tftypes.Value{"id": str(other.ID)})),
-			h.Read(t, h.Object(map[string]tftypes.Value{"id": str(fromInline.ID), "plan": inlineValue})))
-	}
-	readAll() // ready
-	for _, id := range []string{fromID.ID, fromInline.ID} {
-		if err := srv.Activate(id); err != nil {
-			t.Fatal(err)
-		}
-	}
-	readAll() // active
-	for _, id := range []string{fromID.ID, fromInline.ID} {
-		if err := srv.RecordUsage(id, 1_000); err != nil {
-			t.Fatal(err)
-		}
-	}
-	readAll() // data used
-	if _, err := srv.AdvanceClock(31 * 24 * 3600); err != nil {
-		t.Fatal(err)
-	}
-	readAll() // expired
-	seen := map[string]bool{}
-	for _, s := range states {
-		var attrs map[string]tftypes.Value
-		_ = s.As(&attrs)
-		var state string
-		_ = attrs["state"].As(&state)
-		seen[state] = true
-	}
-	if !seen[client.StateReady] || !seen[client.StateActive] || !seen[client.StateExpired] {
-		t.Fatalf("states seen %v, want ready, active and expired", seen)
-	}
-	return states
-}
-
 // Plans that change something, create or destroy are the framework's.
 func TestUnchangedPlan_leavesEveryOtherPlanToTheFramework(t *testing.T) {
 	t.Parallel()
@@ -209,54 +155,6 @@ func comparePlans(t *testing.T, h *acctest.ProtoHarness, want, got *tfprotov6.Pl
 	if !reflect.DeepEqual(want.PlannedIdentity, got.PlannedIdentity) || !reflect.DeepEqual(want.Deferred, got.Deferred) {
 		t.Errorf("identity or deferral: framework %v %v, wrapper %v %v", want.PlannedIdentity, want.Deferred, got.PlannedIdentity, got.Deferred)
 	}
-}
-
-// configOf is the configuration Terraform would hold for state: the inputs
-// kept, every computed-only attribute null.
-func configOf(h *acctest.ProtoHarness, state tftypes.Value) tftypes.Value {
-	var attrs map[string]tftypes.Value
-	if err := state.As(&attrs); err != nil || attrs == nil {
-		return h.Object(nil)
-	}
-	in := map[string]tftypes.Value{"plan": attrs["plan"]}
-	if attrs["plan"].IsNull() {
-		in["plan_id"] = attrs["plan_id"]
-	}
-	return h.Object(in)
-}
-
-// randomValue is a value of typ: null at any level, with maps of 0 to 3
-// elements; with unknowns too when unknowns is set (a configuration).
-func randomValue(rng *rand.Rand, typ tftypes.Type, unknowns bool) tftypes.Value {
-	switch r := rng.IntN(10); {
-	case r == 0:
-		return tftypes.NewValue(typ, nil)
-	case r == 1 && unknowns:
-		return tftypes.NewValue(typ, tftypes.UnknownValue)
-	}
-	switch {
-	case typ.Is(tftypes.String):
-		return tftypes.NewValue(typ, fmt.Sprintf("s%d", rng.IntN(5)))
-	case typ.Is(tftypes.Number):
-		return tftypes.NewValue(typ, rng.Int64N(1<<40))
-	case typ.Is(tftypes.Bool):
-		return tftypes.NewValue(typ, rng.IntN(2) == 0)
-	case typ.Is(tftypes.Map{}):
-		m := typ.(tftypes.Map)
-		elems := map[string]tftypes.Value{}
-		for i := range rng.IntN(4) {
-			elems[fmt.Sprintf("k%d", i)] = randomValue(rng, m.ElementType, unknowns)
-		}
-		return tftypes.NewValue(typ, elems)
-	case typ.Is(tftypes.Object{}):
-		o := typ.(tftypes.Object)
-		attrs := map[string]tftypes.Value{}
-		for name, t := range o.AttributeTypes {
-			attrs[name] = randomValue(rng, t, unknowns)
-		}
-		return tftypes.NewValue(typ, attrs)
-	}
-	panic("randomValue: no case for " + typ.String())
 }
 
 // The wrapper's validation answers what the framework answers, for valid
