@@ -14,10 +14,10 @@ import (
 // mobileplan_plan reads one plan by id. Its model and attributes are also
 // those of each item of mobileplan_plans.
 
-var _ datasource.DataSourceWithConfigure = (*lookupDataSource[client.Plan, types.Object])(nil)
+var _ datasource.DataSourceWithConfigure = (*lookupDataSource[client.Plan, planItemModel])(nil)
 
 func newPlanDataSource() datasource.DataSource {
-	return &lookupDataSource[client.Plan, types.Object]{
+	return &lookupDataSource[client.Plan, planItemModel]{
 		typeSuffix:  "_plan",
 		what:        "plan",
 		keyAttr:     "id",
@@ -30,19 +30,34 @@ func newPlanDataSource() datasource.DataSource {
 	}
 }
 
-// planModel is a plan as the plan data sources show it (planShape).
-func planModel(p client.Plan) (types.Object, diag.Diagnostics) {
-	o, err := planShape.object(&p)
-	if err != nil {
-		return o, diag.Diagnostics{diag.NewErrorDiagnostic("Could not show plan "+p.ID, err.Error())}
-	}
-	return o, nil
+// planItemModel is a plan as the plan data sources show it: the details a
+// subscription also shows of its plan, and what only the plan itself has.
+type planItemModel struct {
+	ID        types.String `tfsdk:"id"`
+	Archived  types.Bool   `tfsdk:"archived"`
+	Addon     types.Bool   `tfsdk:"addon"`
+	CreatedAt types.Int64  `tfsdk:"created_at"`
+	planDetailsModel
+}
+
+func planModel(p client.Plan) (planItemModel, diag.Diagnostics) {
+	return planItemModel{
+		ID:               types.StringValue(p.ID),
+		Archived:         types.BoolValue(p.Archived),
+		Addon:            types.BoolValue(p.Addon),
+		CreatedAt:        types.Int64Value(p.CreatedAt),
+		planDetailsModel: planDetails.of(&p),
+	}, nil
 }
 
 // planAttributes are a plan's attributes as data sources show them;
 // idRequired makes `id` the lookup key.
 func planAttributes(idRequired bool) map[string]dschema.Attribute {
-	attrs := planShape.dataSourceAttributes()
+	attrs := planDetails.dataSourceAttributes(true)
+	attrs["id"] = dschema.StringAttribute{MarkdownDescription: "Plan id.", Computed: true}
+	attrs["archived"] = dschema.BoolAttribute{MarkdownDescription: "Archived plans cannot be subscribed to.", Computed: true}
+	attrs["addon"] = dschema.BoolAttribute{MarkdownDescription: "Addon plans cannot be subscribed to; they attach to an existing subscription.", Computed: true}
+	attrs["created_at"] = dschema.Int64Attribute{MarkdownDescription: "When the plan was created, in Unix seconds.", Computed: true}
 	if idRequired {
 		attrs["id"] = dschema.StringAttribute{MarkdownDescription: "Id of the plan to read.", Required: true, Validators: notEmpty()}
 	}

@@ -18,12 +18,12 @@ func newPlansDataSource() datasource.DataSource { return &plansDataSource{} }
 type plansDataSource struct{ baseDataSource }
 
 type plansDataSourceModel struct {
-	Label             types.String   `tfsdk:"label"`
-	CoverageProfileID types.String   `tfsdk:"coverage_profile_id"`
-	Subscribable      types.Bool     `tfsdk:"subscribable"`
-	MaxItems          types.Int64    `tfsdk:"max_items"`
-	IDs               []string       `tfsdk:"ids"`
-	Plans             []types.Object `tfsdk:"plans"`
+	Label             types.String    `tfsdk:"label"`
+	CoverageProfileID types.String    `tfsdk:"coverage_profile_id"`
+	Subscribable      types.Bool      `tfsdk:"subscribable"`
+	MaxItems          types.Int64     `tfsdk:"max_items"`
+	IDs               []string        `tfsdk:"ids"`
+	Plans             []planItemModel `tfsdk:"plans"`
 }
 
 func (d *plansDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -58,7 +58,7 @@ func (d *plansDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		return matches(cfg.Label, p.Label) && matches(cfg.CoverageProfileID, p.CoverageProfileID) &&
 			(cfg.Subscribable.IsNull() || p.Subscribable() == cfg.Subscribable.ValueBool())
 	}
-	cfg.Plans, cfg.IDs = listing[client.Plan, types.Object]{
+	cfg.Plans, cfg.IDs = listing[client.Plan, planItemModel]{
 		what: "plans", seq: d.client.Plans(ctx), keep: keep, maxItems: cfg.MaxItems,
 		convert: planModel, key: func(p client.Plan) string { return p.ID },
 	}.read(&resp.Diagnostics)

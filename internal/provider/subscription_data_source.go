@@ -49,10 +49,10 @@ func subscriptionDataSourceAttributes(idRequired bool) map[string]dschema.Attrib
 		"expire_at":    dschema.Int64Attribute{MarkdownDescription: descExpireAt, Computed: true},
 		"metadata":     dschema.MapAttribute{MarkdownDescription: descMetadata, Computed: true, ElementType: types.StringType},
 		"plan_details": dschema.SingleNestedAttribute{MarkdownDescription: descPlanDetails, Computed: true,
-			Attributes: planDetailsShape.dataSourceAttributes()},
+			Attributes: planDetails.dataSourceAttributes(false)},
 		"purchased_allowance": dschema.SingleNestedAttribute{MarkdownDescription: descPurchasedAllowance, Computed: true,
-			Attributes: allowanceShape.dataSourceAttributes()},
+			Attributes: allowances.dataSourceAttributes(false)},
 		"remaining_allowance": dschema.SingleNestedAttribute{MarkdownDescription: descRemainingAllowance, Computed: true,
-			Attributes: allowanceShape.dataSourceAttributes()},
+			Attributes: allowances.dataSourceAttributes(false)},
 	}
 }

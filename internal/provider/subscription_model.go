@@ -37,14 +37,6 @@ func subscriptionAttrsOf(sub *client.Subscription) (subscriptionAttrs, diag.Diag
 		metadata, d = types.MapValue(types.StringType, elems)
 		diags.Append(d...)
 	}
-	details, err := planDetailsShape.object(&sub.Plan)
-	if err != nil {
-		diags.AddError("Could not show the plan of subscription "+sub.ID, err.Error())
-	}
-	allowance, err := allowanceShape.object(&sub.PurchasedAllowance)
-	if err != nil {
-		diags.AddError("Could not show the allowance of subscription "+sub.ID, err.Error())
-	}
 	return subscriptionAttrs{
 		ID:                 types.StringValue(sub.ID),
 		PlanID:             types.StringValue(sub.PlanID),
@@ -54,8 +46,8 @@ func subscriptionAttrsOf(sub *client.Subscription) (subscriptionAttrs, diag.Diag
 		ActivatedAt:        types.Int64PointerValue(sub.ActivatedAt),
 		ExpireAt:           types.Int64PointerValue(sub.ExpireAt),
 		Metadata:           metadata,
-		PlanDetails:        details,
-		PurchasedAllowance: allowance,
+		PlanDetails:        planDetails.objectOf(&sub.Plan),
+		PurchasedAllowance: allowances.objectOf(&sub.PurchasedAllowance),
 	}, diags
 }
 
@@ -97,9 +89,5 @@ type subscriptionItemModel struct {
 
 func subscriptionItemModelOf(s client.Subscription) (subscriptionItemModel, diag.Diagnostics) {
 	attrs, diags := subscriptionAttrsOf(&s)
-	remaining, err := allowanceShape.object(&s.RemainingAllowance)
-	if err != nil {
-		diags.AddError("Could not show the usage of subscription "+s.ID, err.Error())
-	}
-	return subscriptionItemModel{subscriptionAttrs: attrs, RemainingAllowance: remaining}, diags
+	return subscriptionItemModel{subscriptionAttrs: attrs, RemainingAllowance: allowances.objectOf(&s.RemainingAllowance)}, diags
 }

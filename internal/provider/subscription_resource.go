@@ -115,11 +115,11 @@ func subscriptionResourceSchema() schema.Schema {
 			},
 			"plan_details": schema.SingleNestedAttribute{
 				MarkdownDescription: descPlanDetails, Computed: true, PlanModifiers: keepObject,
-				Attributes: planDetailsShape.resourceAttributes(),
+				Attributes: planDetails.resourceAttributes(),
 			},
 			"purchased_allowance": schema.SingleNestedAttribute{
 				MarkdownDescription: descPurchasedAllowance, Computed: true, PlanModifiers: keepObject,
-				Attributes: allowanceShape.resourceAttributes(),
+				Attributes: allowances.resourceAttributes(),
 			},
 		},
 	}
@@ -159,7 +159,7 @@ func subscriptionResourceSchemaV0() schema.Schema {
 	s := subscriptionResourceSchemaV1()
 	s.Version = 0
 	attrs := maps.Clone(s.Attributes)
-	attrs["remaining_allowance"] = schema.SingleNestedAttribute{Computed: true, Attributes: allowanceShape.resourceAttributes()}
+	attrs["remaining_allowance"] = schema.SingleNestedAttribute{Computed: true, Attributes: allowances.resourceAttributes()}
 	s.Attributes = attrs
 	return s
 }

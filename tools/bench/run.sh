@@ -375,7 +375,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   echo "Share of the provider's CPU in its own packages (cumulative):"
   echo
   echo '```'
-  grep -E 'terraform-provider-mobileplan/internal/(provider|client)\.' "$work/pprof-cum.txt" | head -8 || true
+  grep -E 'terraform-provider-mobileplan/internal/(provider|provider/fastpath|client)\.' "$work/pprof-cum.txt" | head -8 || true
   echo '```'
   [ -f tools/bench/ANALYSIS.md ] && { echo; cat tools/bench/ANALYSIS.md; }
 } >"$out"
