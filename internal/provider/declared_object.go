@@ -196,6 +196,3 @@ func (d *declaredObject[M]) object(m M) types.Object {
 
 // objectOf is the object attribute's value for src (see of).
 func (d *declaredObject[M]) objectOf(src any) types.Object { return d.object(d.of(src)) }
-
-// nullObject is the object attribute's null value.
-func (d *declaredObject[M]) nullObject() types.Object { return types.ObjectNull(d.attrTypes) }
