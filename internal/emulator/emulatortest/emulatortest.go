@@ -23,6 +23,19 @@ type Server struct {
 // Start serves a new emulator until the test ends.
 func Start(tb testing.TB, opts emulator.Options) *Server {
 	tb.Helper()
+	emu, token := newEmulator(tb, opts)
+	srv := httptest.NewServer(emu)
+	tb.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+		emu.Close()
+	})
+	return &Server{Emulator: emu, URL: srv.URL, Token: token}
+}
+
+// newEmulator makes an emulator of opts, with Token unless opts sets one.
+func newEmulator(tb testing.TB, opts emulator.Options) (*emulator.Emulator, string) {
+	tb.Helper()
 	if opts.Token == "" {
 		opts.Token = Token
 	}
@@ -30,11 +43,5 @@ func Start(tb testing.TB, opts emulator.Options) *Server {
 	if err != nil {
 		tb.Fatalf("emulator: %v", err)
 	}
-	srv := httptest.NewServer(emu)
-	tb.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-		emu.Close()
-	})
-	return &Server{Emulator: emu, URL: srv.URL, Token: opts.Token}
+	return emu, opts.Token
 }

@@ -21,15 +21,9 @@ type InProcess struct {
 // the synctest bubble that will use it.
 func StartInProcess(tb testing.TB, opts emulator.Options) *InProcess {
 	tb.Helper()
-	if opts.Token == "" {
-		opts.Token = Token
-	}
-	emu, err := emulator.New(opts)
-	if err != nil {
-		tb.Fatalf("emulator: %v", err)
-	}
+	emu, token := newEmulator(tb, opts)
 	tb.Cleanup(emu.Close)
-	return &InProcess{Emulator: emu, Token: opts.Token}
+	return &InProcess{Emulator: emu, Token: token}
 }
 
 // URL is the base URL a client of an InProcess emulator is given: any
