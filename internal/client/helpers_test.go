@@ -272,37 +272,21 @@ func (l *strList) all() []string {
 	return append([]string(nil), l.v...)
 }
 
-// inProcess is a transport that hands each request to an http.Handler in
-// the caller's goroutine: no socket, so a test can run in a
-// testing/synctest bubble, where every wait of the pace and of the
-// emulator's rate limit runs on the bubble's fake clock.
-type inProcess struct{ handler http.Handler }
-
-func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
-	rec := httptest.NewRecorder()
-	t.handler.ServeHTTP(rec, req)
-	return rec.Result(), nil
-}
-
 // startInProcess starts an emulator with opts (its token set to the test
 // token) and a client that reaches it in process; mod may change the
 // client's Config first. Call it inside a synctest bubble.
 func startInProcess(t *testing.T, opts emulator.Options, mod func(*Config)) (*emulator.Emulator, *Client) {
 	t.Helper()
 	opts.Token = emulatortest.Token
-	emu, err := emulator.New(opts)
-	if err != nil {
-		t.Fatalf("emulator: %v", err)
-	}
-	t.Cleanup(emu.Close)
-	c, _ := newTestClient(t, "http://127.0.0.1:8089", func(cfg *Config) {
-		cfg.Transport = inProcess{handler: emu}
+	emu := emulatortest.StartInProcess(t, opts)
+	c, _ := newTestClient(t, emulatortest.URL, func(cfg *Config) {
+		cfg.Transport = emu.Transport()
 		cfg.Wait = nil // real waits: the bubble's clock is fake
 		if mod != nil {
 			mod(cfg)
 		}
 	})
-	return emu, c
+	return emu.Emulator, c
 }
 
 // suggestions are the suggestions of e's details, in order.
