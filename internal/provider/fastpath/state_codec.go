@@ -25,7 +25,7 @@ import (
 // is not a framework value, a missing or extra attribute, a field of
 // another type than the schema's) is the framework's: States then calls
 // State.Set or State.Get, so the answer never differs, only its cost.
-// TestStates_sameAsFramework and TestStateCodec_sameStatesAsFramework
+// TestStates_sameAsFrameworkOnAnyModel and TestStateCodec_sameStatesAsFramework
 // compare the two.
 //
 // A model type is taken to belong to one schema, as a resource's model
