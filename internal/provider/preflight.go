@@ -49,6 +49,9 @@ type preflight struct {
 	// riskReported: the warning that unlabelled creates may take eSIMs a
 	// labelled create needs is given once per run.
 	riskReported bool
+	// applying: this instance has begun creating, so it is an apply's (see
+	// startCreating) and the inventory is no longer counted.
+	applying bool
 }
 
 // newPreflight returns the check for one provider instance, or nil when the
@@ -145,6 +148,25 @@ func (p *preflight) subscribablePlan(ctx context.Context, id string, at path.Pat
 	return lookup.plan, true
 }
 
+// startCreating tells the preflight that this provider instance is about
+// to create a subscription: the walk is an apply's. An apply re-plans each
+// create just before making it, in the same instance, while the creates
+// before it are already taking eSIMs. The list is read lazily, so a page
+// read from then on would show eSIMs this run's own creates took as taken,
+// while those creates are still counted against the free ones: each twice,
+// a shortfall the plan did not have, failing the apply half done. The plan
+// has checked the inventory already, with nothing created, so from the
+// first create on the preflight counts no more. It takes the lock, so a
+// reading in progress ends before the create is sent.
+func (p *preflight) startCreating() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.applying = true
+	p.mu.Unlock()
+}
+
 // reserve counts one create against the free inventory. Each create that
 // no longer fits gets the finding, with the counts so far: per label, the
 // creates needing it must fit in its free eSIMs, and all creates must fit
@@ -158,6 +180,10 @@ func (p *preflight) reserve(ctx context.Context, label *string, at path.Path, di
 	var finding *diagnostics.Finding
 	var risk diag.Diagnostic
 	p.mu.Lock()
+	if p.applying {
+		p.mu.Unlock()
+		return // checked by the plan (startCreating)
+	}
 	if p.inventory.err != nil {
 		p.mu.Unlock()
 		return // reported by the create whose read failed

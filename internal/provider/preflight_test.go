@@ -17,7 +17,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
@@ -604,4 +607,23 @@ func TestAccPreflight_freeEsimsDeepInTheList(t *testing.T) {
 		},
 	})
 	reqs.expect("two asia creates read the whole list once", map[string]int{routePlan: 1, routeEsims: pages})
+}
+
+// An apply re-plans each create just before it makes it, in the same
+// provider instance as its creates. The unlabelled plan's creates take the
+// unlabelled eSIMs, one on every page of the list, before the preflight
+// has read those pages: a preflight that went on counting during the apply
+// would count each such eSIM as taken and its create as still to come,
+// twice, and fail the apply half done with a shortfall the plan did not
+// have. 105 creates on 110 free eSIMs apply in full.
+func TestAccPreflight_applyIsNotCheckedAgainstItsOwnCreates(t *testing.T) {
+	t.Parallel()
+	ds := emulator.DefaultDataset(emulator.DefaultPlans, 110)
+	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
+	testAcc(t, resource.TestStep{
+		Config: withProvider(srv, fleet(105, "plan_004")),
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("mobileplan_subscription.fleet[104]", tfjsonpath.New("state"), knownvalue.StringExact("ready")),
+		},
+	})
 }

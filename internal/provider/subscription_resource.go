@@ -208,6 +208,7 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 		body.Plan = &client.InlinePlan{CoverageID: in.CoverageID.ValueString(), DataMBs: in.DataMBs.ValueInt64(), PeriodDays: in.PeriodDays.ValueInt64()}
 	}
 
+	r.preflight.startCreating()
 	sub, err := r.client.CreateSubscription(ctx, body)
 	if err != nil {
 		attr := path.Empty()
