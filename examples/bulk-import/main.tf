@@ -1,13 +1,15 @@
-# Bring every subscription the account already has under Terraform, in one
+# Bring the subscriptions an account already has under Terraform, in one
 # plan: the mobileplan_subscriptions data source lists them (all pages), an
 # import block per id adopts them, and the resource keeps each on its plan.
+# Expired subscriptions are left out, and so are those another configuration
+# manages (var.managed_elsewhere): one subscription, one configuration.
 #
 #   export MOBILEPLAN_BASE_URL=...  MOBILEPLAN_API_TOKEN=...
 #   terraform plan    # shows "N to import, 0 to add, 0 to change, 0 to destroy"
 #   terraform apply
 
 terraform {
-  required_version = ">= 1.7" # import blocks with for_each
+  required_version = ">= 1.11"
   required_providers {
     mobileplan = {
       source = "mobileplan/mobileplan"
@@ -17,20 +19,29 @@ terraform {
 
 provider "mobileplan" {}
 
+variable "managed_elsewhere" {
+  description = "Ids of subscriptions another configuration manages: not adopted here."
+  type        = set(string)
+  default     = []
+}
+
 data "mobileplan_subscriptions" "existing" {}
 
 locals {
-  existing = { for s in data.mobileplan_subscriptions.existing.subscriptions : s.id => s }
+  adopt = {
+    for s in data.mobileplan_subscriptions.existing.subscriptions : s.id => s
+    if s.state != "expired" && !contains(var.managed_elsewhere, s.id)
+  }
 }
 
 import {
-  for_each = local.existing
+  for_each = local.adopt
   to       = mobileplan_subscription.adopted[each.key]
   id       = each.key
 }
 
 resource "mobileplan_subscription" "adopted" {
-  for_each = local.existing
+  for_each = local.adopt
   plan_id  = each.value.plan_id
 }
 

@@ -20,8 +20,8 @@
 # mobileplan_subscription resource.
 
 terraform {
-  # check blocks and plantimestamp() came with Terraform 1.5 (OpenTofu 1.6).
-  required_version = ">= 1.5"
+  # The oldest Terraform a test has run with this provider.
+  required_version = ">= 1.11"
   required_providers {
     mobileplan = {
       source = "mobileplan/mobileplan"

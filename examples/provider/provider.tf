@@ -18,8 +18,12 @@ terraform {
 provider "mobileplan" {
   # base_url and api_token come from the environment variables above.
 
-  max_retries     = 6     # retries on 429, and for reads on 5xx and network errors (default 4)
+  max_retries     = 6     # retries of reads on 5xx and network errors (default 4); a 429 is waited out, not counted
   request_timeout = "45s" # time limit of each request attempt (default 30s)
+
+  # At or under your share of the account's quota, no request is refused
+  # (default: none; the provider finds the limit by itself).
+  max_requests_per_second = 10
 
   # What terraform plan does when a planned create would fail at apply
   # (archived, addon or missing plan; too few free eSIMs): "error" (default),

@@ -37,7 +37,7 @@ func ParseBaseURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("%q has a query or fragment; give only scheme, host, port and an optional path prefix", shown)
 	}
 	if u.Scheme == "http" && !isLoopbackHost(u.Hostname()) {
-		return nil, fmt.Errorf("%q uses plain http to a host that is not loopback; the API token would travel in clear text. Use https, or http only with localhost, 127.0.0.1 or [::1] (the emulator)", shown)
+		return nil, fmt.Errorf("%q uses plain http to a host that is not loopback; the API token would travel in clear text. Use https, or http only with localhost, an address in 127.0.0.0/8 or [::1] (the emulator)", shown)
 	}
 	return u, nil
 }

@@ -79,7 +79,7 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 		MarkdownDescription: "Manages eSIM mobile-plan subscriptions and reads plans, eSIMs and subscriptions of a mobile-plan service account.",
 		Attributes: map[string]schema.Attribute{
 			"base_url": schema.StringAttribute{
-				MarkdownDescription: "Address of the service, such as `https://api.example.com`. Must be `https`, except for loopback hosts (`localhost`, `127.0.0.1`, `[::1]`) where the emulator runs. May also be set with the `" + EnvBaseURL + "` environment variable; a value in the provider block takes precedence, and an empty string counts as unset.",
+				MarkdownDescription: "Address of the service, such as `https://api.example.com`. Must be `https`, except for loopback hosts (`localhost`, any address in `127.0.0.0/8`, `[::1]`) where the emulator runs, since anywhere else the token would travel in clear text. May also be set with the `" + EnvBaseURL + "` environment variable; a value in the provider block takes precedence, and an empty string counts as unset.",
 				Optional:            true,
 				Validators:          []validator.String{baseURLValidator{}},
 			},

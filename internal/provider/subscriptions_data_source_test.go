@@ -44,23 +44,33 @@ data "mobileplan_subscriptions" "newest" { max_items = 3 }
 }
 
 // TestCLI_bulkImportExample runs examples/bulk-import against an account
-// holding more subscriptions than one page.
+// holding more subscriptions than one page, one of them expired and one
+// named as managed elsewhere: it adopts all the others, and only them.
 func TestCLI_bulkImportExample(t *testing.T) {
 	t.Parallel()
 	f := startListFixture(t)
+	expired, elsewhere := f.subIDs[3], f.subIDs[7]
+	if err := f.srv.Activate(expired); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.srv.AdvanceClock(400 * 24 * 3600); err != nil {
+		t.Fatal(err)
+	}
 	tf := newTerraformCLI(t, EnvBaseURL+"="+f.srv.URL, EnvAPIToken+"="+f.srv.Token)
 	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "bulk-import", "main.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tf.Write("main.tf", string(example))
+	tf.Write("terraform.tfvars", fmt.Sprintf("managed_elsewhere = [%q]\n", elsewhere))
+	adopted := manySubscriptions - 2
 	out := tf.Must("plan", "-input=false")
-	want := fmt.Sprintf("%d to import, 0 to add, 0 to change, 0 to destroy", manySubscriptions)
+	want := fmt.Sprintf("%d to import, 0 to add, 0 to change, 0 to destroy", adopted)
 	if !strings.Contains(out, want) {
 		t.Fatalf("bulk import plan lacks %q:\n%s", want, out)
 	}
 	out = tf.Must("apply", "-auto-approve", "-input=false")
-	if !strings.Contains(out, fmt.Sprintf("%d imported, 0 added, 0 changed, 0 destroyed", manySubscriptions)) {
+	if !strings.Contains(out, fmt.Sprintf("%d imported, 0 added, 0 changed, 0 destroyed", adopted)) {
 		t.Fatalf("bulk import apply:\n%s", out)
 	}
 	tf.ExpectNoChanges()
@@ -68,7 +78,12 @@ func TestCLI_bulkImportExample(t *testing.T) {
 		t.Errorf("%d creates at the service, want only the fixture's %d", n, manySubscriptions)
 	}
 	state := tf.Must("state", "list")
-	if got := strings.Count(state, "mobileplan_subscription.adopted["); got != manySubscriptions {
-		t.Errorf("state holds %d adopted subscriptions, want %d:\n%s", got, manySubscriptions, state)
+	if got := strings.Count(state, "mobileplan_subscription.adopted["); got != adopted {
+		t.Errorf("state holds %d adopted subscriptions, want %d:\n%s", got, adopted, state)
+	}
+	for _, id := range []string{expired, elsewhere} {
+		if strings.Contains(state, id) {
+			t.Errorf("%s was adopted:\n%s", id, state)
+		}
 	}
 }
