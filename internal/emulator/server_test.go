@@ -110,7 +110,7 @@ func TestServerClosesIdleConnection(t *testing.T) {
 func TestServerTimeoutsDocumented(t *testing.T) {
 	t.Parallel()
 	srv := emulator.NewServer(http.NotFoundHandler())
-	readme, err := os.ReadFile("../../README.md")
+	guide, err := os.ReadFile("../../docs/guides/emulator.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +121,8 @@ func TestServerTimeoutsDocumented(t *testing.T) {
 		if d <= 0 {
 			t.Errorf("%s is not set", name)
 		}
-		if !strings.Contains(string(readme), d.String()) {
-			t.Errorf("README does not give %s (%v)", name, d)
+		if !strings.Contains(string(guide), d.String()) {
+			t.Errorf("the emulator guide does not give %s (%v)", name, d)
 		}
 	}
 	short := testServerOptions.NewServer(http.NotFoundHandler())

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -78,10 +77,10 @@ func Open(opts Options) (*Store, error) {
 	}
 	s.db = db
 	if snap != nil {
-		snap.loadInto(s)
+		snap.loadInto(&s.content)
 	} else {
 		s.load(opts.Dataset.normalized(), nil, 0, 0)
-		if err := writeState(db, s); err != nil {
+		if err := writeState(db, &s.content); err != nil {
 			_ = db.Close()
 			return nil, fmt.Errorf("state file %s: %w", opts.Path, err)
 		}
@@ -114,7 +113,7 @@ func (s *Store) Close() error {
 func (s *Store) View(fn func(r *ReadTx)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fn(&ReadTx{s: s})
+	fn(&ReadTx{s: &s.content, now: s.now})
 }
 
 // Update runs fn as one change: if fn returns an error, or the change
@@ -123,7 +122,7 @@ func (s *Store) View(fn func(r *ReadTx)) {
 // stored. fn runs under the store's lock, perhaps on another goroutine: it
 // must not call View or Update, and must not keep tx.
 func (s *Store) Update(fn func(tx *Tx) error) error {
-	tx := &Tx{ReadTx: ReadTx{s: s}, persist: s.db != nil, fn: fn}
+	tx := &Tx{ReadTx: ReadTx{s: &s.content, now: s.now}, persist: s.db != nil, fn: fn}
 	if s.db == nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -140,17 +139,6 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	}
 	return <-tx.done
 }
-
-// StorageError is a change that could not be stored, and so was undone.
-type StorageError struct{ Err error }
-
-func (e *StorageError) Error() string {
-	return "the change could not be stored, so it was not made: " + e.Err.Error()
-}
-func (e *StorageError) Unwrap() error { return e.Err }
-
-// ErrClosed is the answer to an Update after Close.
-var ErrClosed = errors.New("the emulator is shut down")
 
 // maxBatch bounds how many changes share one transaction.
 const maxBatch = 512
@@ -185,7 +173,7 @@ func (s *Store) commit(batch []*Tx) {
 			tx.rollback()
 			continue
 		}
-		if len(tx.puts) > 0 || tx.reset {
+		if !tx.writes.empty() {
 			writes++
 		}
 	}
@@ -199,7 +187,7 @@ func (s *Store) commit(batch []*Tx) {
 			}
 			for _, tx := range batch {
 				if tx.err == nil {
-					if err := tx.writeTo(btx); err != nil {
+					if err := tx.writes.writeTo(btx); err != nil {
 						return err
 					}
 				}
