@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
 // What must read bbolt's file format is here, and only here. bbolt maps a
@@ -163,4 +164,16 @@ func readPageHeader(f io.ReaderAt, m boltMeta, id uint64) (flags, count uint16, 
 		return 0, 0, 0, fmt.Errorf("is damaged: page %d says it is page %d", id, got)
 	}
 	return native.Uint16(h[8:]), native.Uint16(h[10:]), native.Uint32(h[12:]), nil
+}
+
+// withFaultsAsErrors runs fn with memory faults (reads past the end of a
+// mapped file) and panics turned into an error.
+func withFaultsAsErrors(fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the database is damaged: reading it failed (%v)", r)
+		}
+	}()
+	return fn()
 }

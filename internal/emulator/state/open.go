@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"runtime/debug"
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -145,18 +144,6 @@ func readChecked(path string) (*snapshot, int, error) {
 		return nil, 0, fmt.Errorf("state file %s: %w; fix or remove the file", path, err)
 	}
 	return snap, txid, nil
-}
-
-// withFaultsAsErrors runs fn with memory faults (reads past the end of a
-// mapped file) and panics turned into an error.
-func withFaultsAsErrors(fn func() error) (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("the database is damaged: reading it failed (%v)", r)
-		}
-	}()
-	return fn()
 }
 
 func fileKind(mode fs.FileMode) string {

@@ -2,6 +2,8 @@ package state
 
 import (
 	"fmt"
+	"io"
+	"log"
 	"sync"
 	"time"
 
@@ -38,25 +40,6 @@ type Store struct {
 	closeOnce    sync.Once
 }
 
-// Options say where the state lives and what it starts from.
-type Options struct {
-	// Path is the database file; empty keeps the state in memory only. A
-	// file that exists is checked before it is used, and refused, untouched,
-	// when it is not a state database in good order.
-	Path string
-	// Dataset is the state of a new file or of memory only; it must have
-	// passed Validate.
-	Dataset Dataset
-	// Now is the wall clock; nil means time.Now.
-	Now func() time.Time
-	// Logger receives what the store has to say (a migrated file); nil
-	// discards it.
-	Logger interface{ Printf(string, ...any) }
-	// BeforeCommit, when set, runs first in every write transaction, and
-	// its error fails the commit as a full disk would. Tests use it.
-	BeforeCommit func() error
-}
-
 // Open builds the state: from the file at opts.Path when it holds one,
 // else from opts.Dataset (and then writes it to the file, if any).
 func Open(opts Options) (*Store, error) {
@@ -64,7 +47,7 @@ func Open(opts Options) (*Store, error) {
 		opts.Now = time.Now
 	}
 	if opts.Logger == nil {
-		opts.Logger = discard{}
+		opts.Logger = log.New(io.Discard, "", 0)
 	}
 	s := &Store{now: opts.Now, path: opts.Path, beforeCommit: opts.BeforeCommit, closed: make(chan struct{})}
 	if opts.Path == "" {
@@ -90,10 +73,6 @@ func Open(opts Options) (*Store, error) {
 	go s.commitLoop()
 	return s, nil
 }
-
-type discard struct{}
-
-func (discard) Printf(string, ...any) {}
 
 // Close stops committing and releases the file. With a file, updates after
 // Close are refused with ErrClosed.

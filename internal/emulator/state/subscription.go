@@ -24,28 +24,9 @@ type Subscription struct {
 	ThresholdsNotified []int             `json:"thresholdsNotified,omitempty"`
 }
 
-// PlanForAttachment is the plan as embedded in a subscription (section 2.2).
-type PlanForAttachment struct {
-	Name               string  `json:"name"`
-	DataMegaBytes      int64   `json:"dataMegaBytes"`
-	PeriodDays         int64   `json:"periodDays"`
-	PeriodIterations   int64   `json:"periodIterations"`
-	ThrottledSpeedKbps int64   `json:"throttledSpeedKbps"`
-	Label              *string `json:"label"`
-	CoverageProfileID  *string `json:"coverageProfileId"`
-}
-
-// Allowance is section 2.3; every field may be null.
-type Allowance struct {
-	DataBytes    *int64 `json:"dataBytes"`
-	VoiceSeconds *int64 `json:"voiceSeconds"`
-	SmsMessages  *int64 `json:"smsMessages"`
-}
-
 // clone is a copy of s that shares nothing with it.
 func (s Subscription) clone() Subscription {
-	s.Plan.Label = clonePtr(s.Plan.Label)
-	s.Plan.CoverageProfileID = clonePtr(s.Plan.CoverageProfileID)
+	s.Plan = s.Plan.clone()
 	s.ActivatedAt = clonePtr(s.ActivatedAt)
 	s.ExpireAt = clonePtr(s.ExpireAt)
 	s.Purchased = s.Purchased.clone()
@@ -53,11 +34,4 @@ func (s Subscription) clone() Subscription {
 	s.Metadata = maps.Clone(s.Metadata)
 	s.ThresholdsNotified = slices.Clone(s.ThresholdsNotified)
 	return s
-}
-
-func (a Allowance) clone() Allowance {
-	a.DataBytes = clonePtr(a.DataBytes)
-	a.VoiceSeconds = clonePtr(a.VoiceSeconds)
-	a.SmsMessages = clonePtr(a.SmsMessages)
-	return a
 }
