@@ -162,8 +162,8 @@ func (tx *Tx) AddEsims(count int, label *string) {
 // positive and keep the clock within MaxClockOffsetSeconds of the wall
 // clock.
 func (tx *Tx) AdvanceClock(seconds int64) error {
-	if seconds <= 0 || seconds > MaxClockOffsetSeconds-tx.s.clockOffset {
-		return fmt.Errorf("state: cannot advance the clock by %d seconds from an offset of %d", seconds, tx.s.clockOffset)
+	if offset := tx.s.clockOffset; seconds <= 0 || seconds > MaxClockOffsetSeconds-offset {
+		return fmt.Errorf("%w; it is %d seconds ahead now", ErrClockBound, offset)
 	}
 	tx.setClockOffset(tx.s.clockOffset + seconds)
 	return nil
