@@ -1,6 +1,8 @@
 package webhook_test
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -379,7 +381,7 @@ func TestWebhookEndToEndRejectsWrongSecret(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent) // acknowledge so that the emulator does not retry
 	})
 	emu := emulatortest.Start(t, emulator.Options{Webhook: emulator.WebhookOptions{URL: receiver.URL, Secret: webhookSecret}})
-	if err := emu.MoveEsim(emulator.ICCID(1), "FR"); err != nil {
+	if err := emu.MoveEsim(state.ICCID(1), "FR"); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)

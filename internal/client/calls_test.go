@@ -1,6 +1,8 @@
 package client
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"errors"
 	"net/http"
 	"reflect"
@@ -25,7 +27,7 @@ func TestCreateSubscriptionWithPlanID(t *testing.T) {
 		t.Errorf("ID = %q", sub.ID)
 	case sub.PlanID != "plan_001":
 		t.Errorf("PlanID = %q, want plan_001", sub.PlanID)
-	case !emulator.ValidICCID(sub.EsimICCID):
+	case !state.ValidICCID(sub.EsimICCID):
 		t.Errorf("EsimICCID = %q is not a valid ICCID", sub.EsimICCID)
 	case sub.State != StateReady:
 		t.Errorf("State = %q, want ready", sub.State)
@@ -193,7 +195,7 @@ func TestGetEsim(t *testing.T) {
 	t.Parallel()
 	_, c := startWithClient(t, nil)
 
-	iccid := emulator.ICCID(2) // second eSIM of the data set: label europe
+	iccid := state.ICCID(2) // second eSIM of the data set: label europe
 	e, err := c.GetEsim(bg, iccid)
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +204,7 @@ func TestGetEsim(t *testing.T) {
 		t.Errorf("GetEsim = %s", dump(e))
 	}
 	// The tenth has no label.
-	if e10, err := c.GetEsim(bg, emulator.ICCID(10)); err != nil || e10.Label != nil {
+	if e10, err := c.GetEsim(bg, state.ICCID(10)); err != nil || e10.Label != nil {
 		t.Errorf("GetEsim(10th) = %s, %v; want label null", dump(e10), err)
 	}
 
@@ -218,7 +220,7 @@ func TestGetEsim(t *testing.T) {
 		t.Errorf("assigned eSIM subscriptionId = %v, want %s", assigned.SubscriptionID, sub.ID)
 	}
 
-	missing := emulator.ICCID(987654)
+	missing := state.ICCID(987654)
 	_, err = c.GetEsim(bg, missing)
 	if !IsNotFound(err) {
 		t.Fatalf("GetEsim(unknown) error = %v, want IsNotFound", err)

@@ -1,6 +1,8 @@
 package client
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"errors"
 	"io"
 	"net/http"
@@ -41,7 +43,7 @@ func TestAPIErrorEmpty502(t *testing.T) {
 	t.Parallel()
 	emu := startWithFaults(t, emulator.FaultRule{Method: "GET", Action: "empty"})
 	c, _ := newTestClient(t, emu.URL, func(cfg *Config) { cfg.MaxRetries = ptr(1) })
-	_, err := c.GetEsim(bg, emulator.ICCID(1))
+	_, err := c.GetEsim(bg, state.ICCID(1))
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 502 || apiErr.BodyExcerpt != "" || apiErr.Attempts != 2 {
 		t.Fatalf("error = %v, APIError %s", err, dump(apiErr))

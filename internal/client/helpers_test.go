@@ -1,6 +1,8 @@
 package client
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -63,14 +65,14 @@ func newTestClient(t *testing.T, baseURL string, mod func(*Config)) (*Client, *w
 }
 
 // startEmulator starts an emulator holding ds (nil: the default data set).
-func startEmulator(t *testing.T, ds *emulator.Dataset) *emulatortest.Server {
+func startEmulator(t *testing.T, ds *state.Dataset) *emulatortest.Server {
 	t.Helper()
 	return emulatortest.Start(t, emulator.Options{Dataset: ds})
 }
 
 // startWithClient starts an emulator holding ds (nil: the default data set)
 // and a client of it with the test defaults.
-func startWithClient(t *testing.T, ds *emulator.Dataset) (*emulatortest.Server, *Client) {
+func startWithClient(t *testing.T, ds *state.Dataset) (*emulatortest.Server, *Client) {
 	t.Helper()
 	emu := startEmulator(t, ds)
 	c, _ := newTestClient(t, emu.URL, nil)
@@ -108,7 +110,7 @@ func mustCollect[T any](t *testing.T, seq iter.Seq2[T, error], keep func(T) bool
 	return items
 }
 
-func dataset(plans, esims int) *emulator.Dataset {
+func dataset(plans, esims int) *state.Dataset {
 	ds := emulator.DefaultDataset(plans, esims)
 	return &ds
 }

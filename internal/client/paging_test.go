@@ -1,6 +1,8 @@
 package client
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"errors"
 	"fmt"
 	"net/http"
@@ -94,7 +96,7 @@ func TestCollectLimitStopsEarly(t *testing.T) {
 	// With a filter: the first 3 unlabelled eSIMs are the 10th, 20th and
 	// 30th, all on the first two pages.
 	unlabelled := mustCollect(t, c.Esims(bg), func(e Esim) bool { return e.Label == nil }, 3)
-	if len(unlabelled) != 3 || unlabelled[2].ICCID != emulator.ICCID(30) {
+	if len(unlabelled) != 3 || unlabelled[2].ICCID != state.ICCID(30) {
 		t.Errorf("filtered Collect = %s", dump(unlabelled))
 	}
 	if n := emu.RequestCounts()["GET /v1/esims"]; n != 4 {

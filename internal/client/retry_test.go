@@ -28,6 +28,8 @@ package client
 // All rules at the policy level: TestShouldRetryPolicy.
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -211,8 +213,8 @@ func TestRetryGET5xxThenSuccess(t *testing.T) {
 			rule.Method, rule.Times = "GET", 2
 			emu := startWithFaults(t, rule)
 			c, clock := newTestClient(t, emu.URL, nil)
-			e, err := c.GetEsim(bg, emulator.ICCID(1))
-			if err != nil || e.ICCID != emulator.ICCID(1) {
+			e, err := c.GetEsim(bg, state.ICCID(1))
+			if err != nil || e.ICCID != state.ICCID(1) {
 				t.Fatalf("GetEsim = %v, %v", e, err)
 			}
 			if n := emu.RequestCounts()["GET /v1/esims/{iccid}"]; n != 3 {

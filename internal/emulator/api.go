@@ -71,9 +71,9 @@ type inlinePlan struct {
 // does not allow it.
 func createSubscription(tx *state.Tx, in createInput) (state.Subscription, *ErrorBody) {
 	now := tx.Now()
-	var plan Plan
+	var plan state.Plan
 	if in.Inline != nil {
-		plan = Plan{
+		plan = state.Plan{
 			Name:              fmt.Sprintf("custom %d MB / %d days", in.Inline.DataMBs, in.Inline.PeriodDays),
 			DataMegaBytes:     in.Inline.DataMBs,
 			PeriodDays:        in.Inline.PeriodDays,
@@ -212,12 +212,12 @@ func (e *Emulator) subscription(id string) (out Subscription, ok bool) {
 	return out, ok
 }
 
-func (e *Emulator) plan(id string) (out Plan, ok bool) {
+func (e *Emulator) plan(id string) (out state.Plan, ok bool) {
 	e.state.View(func(r *state.ReadTx) { out, ok = r.Plan(id) })
 	return out, ok
 }
 
-func (e *Emulator) esim(iccid string) (out Esim, ok bool) {
+func (e *Emulator) esim(iccid string) (out state.Esim, ok bool) {
 	e.state.View(func(r *state.ReadTx) { out, ok = r.Esim(iccid) })
 	return out, ok
 }
@@ -251,14 +251,14 @@ func (e *Emulator) listSubscriptions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (e *Emulator) listPlans(w http.ResponseWriter, r *http.Request) {
-	serveList(w, r, func(cursor string, size int) (pg page[Plan], err error) {
+	serveList(w, r, func(cursor string, size int) (pg page[state.Plan], err error) {
 		e.state.View(func(r *state.ReadTx) { pg.Items, pg.NextPage, err = r.ListPlans(cursor, size) })
 		return pg, err
 	})
 }
 
 func (e *Emulator) listEsims(w http.ResponseWriter, r *http.Request) {
-	serveList(w, r, func(cursor string, size int) (pg page[Esim], err error) {
+	serveList(w, r, func(cursor string, size int) (pg page[state.Esim], err error) {
 		e.state.View(func(r *state.ReadTx) { pg.Items, pg.NextPage, err = r.ListEsims(cursor, size) })
 		return pg, err
 	})

@@ -1,11 +1,12 @@
 package emulator_test
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,148 +39,6 @@ type contractFixture struct {
 	srv   *emulatortest.Server
 	sub   emulator.Subscription
 	iccid string
-}
-
-func newContractFixture(t *testing.T) contractFixture {
-	t.Helper()
-	srv := emulatortest.Start(t, emulator.Options{Dataset: smallDataset(40, 5)})
-	sub := create(t, srv, planBasic)
-	return contractFixture{srv: srv, sub: sub, iccid: sub.EsimICCID}
-}
-
-// contractCases is every path of the contract and every error code the /v1
-// API gives. It is shared by the contract test and the OpenAPI validation.
-func contractCases(fx contractFixture) []apiCase {
-	ok := func(name, method, path, body string) apiCase {
-		return apiCase{name: name, method: method, path: path, body: body, authz: useToken, status: 200}
-	}
-	fail := func(name, method, path, body string, status int, code string) apiCase {
-		return apiCase{name: name, method: method, path: path, body: body, authz: useToken, status: status, code: code}
-	}
-	bad := func(name, body string) apiCase {
-		return fail("create/400/"+name, "POST", "/v1/subscriptions", body, 400, "invalidRequest")
-	}
-	cases := []apiCase{
-		ok("create/planId", "POST", "/v1/subscriptions", createBody(planBasic)),
-		ok("create/planId-labelled", "POST", "/v1/subscriptions", createBody(planEurope)),
-		ok("create/planId-recurring", "POST", "/v1/subscriptions", createBody(planRecurring)),
-		ok("create/inline", "POST", "/v1/subscriptions", `{"plan":{"coverageId":"cov-x","dataMBs":512,"periodDays":10}}`),
-		ok("create/inline-null-planId", "POST", "/v1/subscriptions", `{"planId":null,"plan":{"coverageId":"cov-x","dataMBs":1,"periodDays":1}}`),
-		ok("create/unknown-fields-ignored", "POST", "/v1/subscriptions", `{"planId":"`+planBasic+`","metadata":{"a":"b"},"extra":1}`),
-
-		bad("both", `{"planId":"`+planBasic+`","plan":{"coverageId":"c","dataMBs":1,"periodDays":1}}`),
-		bad("neither", `{}`),
-		bad("neither-nulls", `{"planId":null,"plan":null}`),
-		bad("planId-number", `{"planId":12}`),
-		bad("planId-bool", `{"planId":true}`),
-		bad("planId-object", `{"planId":{"id":"p_basic"}}`),
-		bad("planId-empty", `{"planId":""}`),
-		bad("plan-string", `{"plan":"p_basic"}`),
-		bad("plan-array", `{"plan":[1]}`),
-		bad("plan-empty", `{"plan":{}}`),
-		bad("coverageId-missing", `{"plan":{"dataMBs":1,"periodDays":1}}`),
-		bad("coverageId-empty", `{"plan":{"coverageId":"","dataMBs":1,"periodDays":1}}`),
-		bad("coverageId-number", `{"plan":{"coverageId":7,"dataMBs":1,"periodDays":1}}`),
-		bad("dataMBs-missing", `{"plan":{"coverageId":"c","periodDays":1}}`),
-		bad("dataMBs-zero", `{"plan":{"coverageId":"c","dataMBs":0,"periodDays":1}}`),
-		bad("dataMBs-negative", `{"plan":{"coverageId":"c","dataMBs":-5,"periodDays":1}}`),
-		bad("dataMBs-fraction", `{"plan":{"coverageId":"c","dataMBs":1.5,"periodDays":1}}`),
-		bad("dataMBs-string", `{"plan":{"coverageId":"c","dataMBs":"10","periodDays":1}}`),
-		bad("dataMBs-null", `{"plan":{"coverageId":"c","dataMBs":null,"periodDays":1}}`),
-		bad("dataMBs-huge", `{"plan":{"coverageId":"c","dataMBs":1e400,"periodDays":1}}`),
-		bad("periodDays-zero", `{"plan":{"coverageId":"c","dataMBs":1,"periodDays":0}}`),
-		bad("periodDays-fraction", `{"plan":{"coverageId":"c","dataMBs":1,"periodDays":2.5}}`),
-		bad("periodDays-missing", `{"plan":{"coverageId":"c","dataMBs":1}}`),
-		bad("not-json", `planId=p_basic`),
-		bad("truncated", `{"planId":"p_basic"`),
-		bad("array", `[{"planId":"p_basic"}]`),
-		bad("null", `null`),
-		bad("string", `"p_basic"`),
-		bad("empty", ``),
-		bad("too-large", `{"planId":"`+planBasic+`","pad":"`+strings.Repeat("x", 70<<10)+`"}`),
-
-		fail("create/412/missing-plan", "POST", "/v1/subscriptions", createBody("p_nope"), 412, "invalidPlan"),
-		fail("create/412/archived-plan", "POST", "/v1/subscriptions", createBody(planArchived), 412, "invalidPlan"),
-		fail("create/412/addon-plan", "POST", "/v1/subscriptions", createBody(planAddon), 412, "invalidPlan"),
-		fail("create/412/out-of-inventory", "POST", "/v1/subscriptions", createBody(planAsia), 412, "outOfInventory"),
-
-		ok("subscription/get", "GET", "/v1/subscriptions/"+fx.sub.ID, ""),
-		fail("subscription/404", "GET", "/v1/subscriptions/sub_0000000000000000", "", 404, "notFound"),
-		ok("plan/get", "GET", "/v1/plans/"+planEurope, ""),
-		ok("plan/get-archived", "GET", "/v1/plans/"+planArchived, ""),
-		fail("plan/404", "GET", "/v1/plans/p_nope", "", 404, "notFound"),
-		ok("esim/get", "GET", "/v1/esims/"+fx.iccid, ""),
-		ok("esim/get-free", "GET", "/v1/esims/"+emulator.ICCID(45), ""),
-		fail("esim/404", "GET", "/v1/esims/"+emulator.ICCID(999), "", 404, "notFound"),
-		fail("esim/404-malformed", "GET", "/v1/esims/not-an-iccid", "", 404, "notFound"),
-
-		fail("unknown/path", "GET", "/v1/nothing-here", "", 404, "notFound"),
-		fail("unknown/root", "GET", "/v1/", "", 404, "notFound"),
-		fail("unknown/deeper", "GET", "/v1/subscriptions/"+fx.sub.ID+"/usage", "", 404, "notFound"),
-		fail("unknown/delete-subscription", "DELETE", "/v1/subscriptions/"+fx.sub.ID, "", 404, "notFound"),
-		fail("unknown/put-subscription", "PUT", "/v1/subscriptions/"+fx.sub.ID, `{"planId":"p_basic"}`, 404, "notFound"),
-		fail("unknown/post-esims", "POST", "/v1/esims", `{}`, 404, "notFound"),
-		fail("unknown/v2", "GET", "/v1/v2/subscriptions", "", 404, "notFound"),
-	}
-	for i := range cases {
-		cases[i].undocumented = strings.HasPrefix(cases[i].name, "unknown/")
-		cases[i].lenient = strings.Contains(cases[i].body, "null")
-	}
-	for _, list := range []string{"/v1/subscriptions", "/v1/plans", "/v1/esims"} {
-		cases = append(cases,
-			ok("list"+list, "GET", list, ""),
-			ok("list"+list+"/pageSize=1", "GET", list+"?pageSize=1", ""),
-			ok("list"+list+"/pageSize=25", "GET", list+"?pageSize=25", ""),
-		)
-		for _, size := range []string{"0", "26", "-1", "abc", "1.5", "", "1e1", "99999999999999999999"} {
-			cases = append(cases, fail("list"+list+"/pageSize="+size, "GET", list+"?pageSize="+url.QueryEscape(size), "", 400, "invalidRequest"))
-		}
-		for _, cursor := range []string{"garbage", "AAAA", "%%%", "AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"} {
-			cases = append(cases, fail("list"+list+"/page="+cursor, "GET", list+"?page="+url.QueryEscape(cursor), "", 400, "invalidRequest"))
-		}
-	}
-
-	// Every /v1 path and method, documented or not, answers 401 without the
-	// right token, before anything else is looked at.
-	every := []struct{ method, path, body string }{
-		{"POST", "/v1/subscriptions", createBody(planBasic)},
-		{"POST", "/v1/subscriptions", `not json`},
-		{"GET", "/v1/subscriptions", ""},
-		{"GET", "/v1/subscriptions?pageSize=0", ""},
-		{"GET", "/v1/subscriptions/" + fx.sub.ID, ""},
-		{"GET", "/v1/subscriptions/sub_missing", ""},
-		{"GET", "/v1/plans", ""},
-		{"GET", "/v1/plans/" + planBasic, ""},
-		{"GET", "/v1/plans/p_nope", ""},
-		{"GET", "/v1/esims", ""},
-		{"GET", "/v1/esims?page=garbage", ""},
-		{"GET", "/v1/esims/" + fx.iccid, ""},
-		{"GET", "/v1/esims/0", ""},
-		{"GET", "/v1/nothing-here", ""},
-		{"DELETE", "/v1/subscriptions/" + fx.sub.ID, ""},
-		{"PATCH", "/v1/plans/" + planBasic, `{}`},
-	}
-	auths := []struct{ name, value string }{
-		{"missing", noAuth},
-		{"wrong", "Bearer not-the-token"},
-		{"prefix-of-token", "Bearer " + fx.srv.Token[:len(fx.srv.Token)-1]},
-		{"token-plus-suffix", "Bearer " + fx.srv.Token + "x"},
-		{"empty-bearer", "Bearer "},
-		{"no-scheme", fx.srv.Token},
-		{"basic", "Basic " + fx.srv.Token},
-	}
-	for _, p := range every {
-		for _, a := range auths {
-			c := apiCase{
-				name:   fmt.Sprintf("401/%s/%s %s", a.name, p.method, p.path),
-				method: p.method, path: p.path, body: p.body, authz: a.value,
-				status: 401, code: "unauthorized",
-			}
-			c.undocumented = strings.Contains(p.path, "nothing-here") || p.method == "DELETE" || p.method == "PATCH"
-			cases = append(cases, c)
-		}
-	}
-	return cases
 }
 
 func (c apiCase) do(t *testing.T, srv *emulatortest.Server) response {
@@ -256,7 +115,7 @@ func TestCreateWithPlanID(t *testing.T) {
 		if sub.CreatedAt < before || sub.CreatedAt > srv.Now() {
 			t.Errorf("createdAt %d not within [%d, %d]", sub.CreatedAt, before, srv.Now())
 		}
-		if !emulator.ValidICCID(sub.EsimICCID) {
+		if !state.ValidICCID(sub.EsimICCID) {
 			t.Errorf("esimIccid %q is not a valid ICCID", sub.EsimICCID)
 		}
 		if sub.Plan.DataMegaBytes != tc.dataMB || sub.Plan.PeriodIterations != tc.wantIters || !equalPtr(sub.Plan.Label, tc.label) {
@@ -273,7 +132,7 @@ func TestCreateWithPlanID(t *testing.T) {
 		}
 		// The eSIM is assigned, with the plan's label, and the GET of the
 		// subscription answers the same record.
-		es := decode[emulator.Esim](t, api(t, srv, "GET", "/v1/esims/"+sub.EsimICCID, ""))
+		es := decode[state.Esim](t, api(t, srv, "GET", "/v1/esims/"+sub.EsimICCID, ""))
 		if es.SubscriptionID == nil || *es.SubscriptionID != sub.ID {
 			t.Errorf("eSIM %s subscriptionId %v, want %s", es.ICCID, es.SubscriptionID, sub.ID)
 		}
@@ -307,7 +166,7 @@ func TestCreateInlinePlan(t *testing.T) {
 		}
 		r := api(t, srv, "GET", "/v1/plans/"+sub.PlanID, "")
 		mustStatus(t, r, 200)
-		p := decode[emulator.Plan](t, r)
+		p := decode[state.Plan](t, r)
 		if p.ID != sub.PlanID || p.DataMegaBytes != int64(100*(i+1)) || p.PeriodDays != int64(7*(i+1)) || p.PeriodIterations != 1 ||
 			!equalPtr(p.CoverageProfileID, &cov) || p.Archived || p.Addon {
 			t.Errorf("custom plan %+v", p)
@@ -318,9 +177,9 @@ func TestCreateInlinePlan(t *testing.T) {
 	}
 	// Inventory is now empty: an inline create fails with outOfInventory and
 	// leaves no custom plan behind.
-	plansBefore := countAll[emulator.Plan](t, srv, "/v1/plans")
+	plansBefore := countAll[state.Plan](t, srv, "/v1/plans")
 	requireError(t, api(t, srv, "POST", "/v1/subscriptions", `{"plan":{"coverageId":"c","dataMBs":1,"periodDays":1}}`), 412, "outOfInventory")
-	if got := countAll[emulator.Plan](t, srv, "/v1/plans"); got != plansBefore {
+	if got := countAll[state.Plan](t, srv, "/v1/plans"); got != plansBefore {
 		t.Errorf("a failed inline create left a plan behind: %d plans, had %d", got, plansBefore)
 	}
 	// The custom plans are ordinary plans: subscribing to one by id works
@@ -386,17 +245,17 @@ func TestUnlabelledPlanPrefersUnlabelledEsim(t *testing.T) {
 	t.Parallel()
 	ds := smallDataset(0, 2) // two europe eSIMs first in index order
 	for n := uint64(3); n <= 4; n++ {
-		ds.Esims = append(ds.Esims, emulator.Esim{ICCID: emulator.ICCID(n), CreatedAt: 1767225600 + int64(n)})
+		ds.Esims = append(ds.Esims, state.Esim{ICCID: state.ICCID(n), CreatedAt: 1767225600 + int64(n)})
 	}
 	path := filepath.Join(t.TempDir(), "state.db")
 	first := emulatortest.Start(t, emulator.Options{Dataset: ds, StatePath: path})
-	if got := create(t, first, planBasic).EsimICCID; got != emulator.ICCID(3) {
-		t.Errorf("first unlabelled create got eSIM %s, want the unlabelled %s", got, emulator.ICCID(3))
+	if got := create(t, first, planBasic).EsimICCID; got != state.ICCID(3) {
+		t.Errorf("first unlabelled create got eSIM %s, want the unlabelled %s", got, state.ICCID(3))
 	}
 	first.Close()
 	srv := emulatortest.Start(t, emulator.Options{StatePath: path})
-	if got := create(t, srv, planBasic).EsimICCID; got != emulator.ICCID(4) {
-		t.Errorf("unlabelled create after restart got eSIM %s, want the unlabelled %s", got, emulator.ICCID(4))
+	if got := create(t, srv, planBasic).EsimICCID; got != state.ICCID(4) {
+		t.Errorf("unlabelled create after restart got eSIM %s, want the unlabelled %s", got, state.ICCID(4))
 	}
 	for _, plan := range []string{planEurope, planRecurring} {
 		r := api(t, srv, "POST", "/v1/subscriptions", createBody(plan))
@@ -408,14 +267,14 @@ func TestUnlabelledPlanPrefersUnlabelledEsim(t *testing.T) {
 	// Nothing unlabelled is free: a plan without a label takes a labelled eSIM.
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims", `{"count":1,"label":"europe"}`), 200)
 	fallback := create(t, srv, planBasic)
-	if es := decode[emulator.Esim](t, api(t, srv, "GET", "/v1/esims/"+fallback.EsimICCID, "")); es.Label == nil || *es.Label != "europe" {
+	if es := decode[state.Esim](t, api(t, srv, "GET", "/v1/esims/"+fallback.EsimICCID, "")); es.Label == nil || *es.Label != "europe" {
 		t.Errorf("fallback create got eSIM %+v, want the added europe one", es)
 	}
 	// Added later, an unlabelled eSIM is still preferred to a labelled one
 	// added before it.
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims", `{"count":1,"label":"europe"}`), 200)
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims", `{"count":1}`), 200)
-	if es := decode[emulator.Esim](t, api(t, srv, "GET", "/v1/esims/"+create(t, srv, planBasic).EsimICCID, "")); es.Label != nil {
+	if es := decode[state.Esim](t, api(t, srv, "GET", "/v1/esims/"+create(t, srv, planBasic).EsimICCID, "")); es.Label != nil {
 		t.Errorf("unlabelled create got eSIM %+v, want the added unlabelled one", es)
 	}
 	create(t, srv, planEurope)
@@ -441,16 +300,16 @@ func TestNewRejectsBadOptions(t *testing.T) {
 			t.Errorf("New with token %q succeeded", token)
 		}
 	}
-	for name, ds := range map[string]emulator.Dataset{
-		"bad-iccid":      {Esims: []emulator.Esim{{ICCID: "1234"}}},
-		"bad-luhn":       {Esims: []emulator.Esim{{ICCID: emulator.ICCID(1)[:18] + "0"}}},
-		"dup-iccid":      {Esims: []emulator.Esim{{ICCID: emulator.ICCID(1)}, {ICCID: emulator.ICCID(1)}}},
-		"dup-plan":       {Plans: []emulator.Plan{{ID: "a", DataMegaBytes: 1, PeriodDays: 1}, {ID: "a", DataMegaBytes: 1, PeriodDays: 1}}},
-		"empty-plan-id":  {Plans: []emulator.Plan{{DataMegaBytes: 1, PeriodDays: 1}}},
-		"plan-zero-data": {Plans: []emulator.Plan{{ID: "a", PeriodDays: 1}}},
+	for name, ds := range map[string]state.Dataset{
+		"bad-iccid":      {Esims: []state.Esim{{ICCID: "1234"}}},
+		"bad-luhn":       {Esims: []state.Esim{{ICCID: state.ICCID(1)[:18] + "0"}}},
+		"dup-iccid":      {Esims: []state.Esim{{ICCID: state.ICCID(1)}, {ICCID: state.ICCID(1)}}},
+		"dup-plan":       {Plans: []state.Plan{{ID: "a", DataMegaBytes: 1, PeriodDays: 1}, {ID: "a", DataMegaBytes: 1, PeriodDays: 1}}},
+		"empty-plan-id":  {Plans: []state.Plan{{DataMegaBytes: 1, PeriodDays: 1}}},
+		"plan-zero-data": {Plans: []state.Plan{{ID: "a", PeriodDays: 1}}},
 	} {
-		if name == "bad-luhn" && emulator.ValidICCID(ds.Esims[0].ICCID) {
-			ds.Esims[0].ICCID = emulator.ICCID(1)[:18] + "1"
+		if name == "bad-luhn" && state.ValidICCID(ds.Esims[0].ICCID) {
+			ds.Esims[0].ICCID = state.ICCID(1)[:18] + "1"
 		}
 		if _, err := emulator.New(emulator.Options{Token: "t", Dataset: &ds}); err == nil {
 			t.Errorf("%s: New accepted the data set", name)
@@ -462,23 +321,6 @@ func TestNewRejectsBadOptions(t *testing.T) {
 func countAll[T any](t *testing.T, srv *emulatortest.Server, list string) int {
 	t.Helper()
 	return len(listAll[T](t, srv, list, 25))
-}
-
-func ptr[T any](v T) *T { return &v }
-
-func deref[T any](p *T) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
-func equalPtr[T comparable](a, b *T) bool {
-	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
-}
-
-func equalAllowance(a, b emulator.Allowance) bool {
-	return equalPtr(a.DataBytes, b.DataBytes) && equalPtr(a.VoiceSeconds, b.VoiceSeconds) && equalPtr(a.SmsMessages, b.SmsMessages)
 }
 
 // The bearer scheme name is case-insensitive (RFC 7235); the token is not.

@@ -108,7 +108,7 @@ func BenchmarkListSubscriptionsPage(b *testing.B) {
 		b.Run("esims/"+c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				var items []Esim
+				var items []state.Esim
 				var err error
 				e.state.View(func(r *state.ReadTx) { items, _, err = r.ListEsims(c.cursor, 25) })
 				if err != nil || len(items) != 25 {

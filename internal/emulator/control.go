@@ -182,7 +182,7 @@ func (e *Emulator) AddEsims(count int, label *string) (int, error) {
 }
 
 // AdvanceClock moves the emulator's clock forward by seconds and returns the
-// new time (Unix seconds). The clock runs at most MaxClockOffsetSeconds
+// new time (Unix seconds). The clock runs at most state.MaxClockOffsetSeconds
 // ahead of the wall clock.
 func (e *Emulator) AdvanceClock(seconds int64) (int64, error) {
 	var now int64
@@ -201,12 +201,9 @@ func (e *Emulator) Now() int64 {
 	return now
 }
 
-// Reset returns to the starting data set: no subscriptions, every eSIM free,
-// clock back to the wall clock. Cursors issued before are no longer valid.
-// When the state cannot be stored, nothing changes and the failure is
-// logged.
-func (e *Emulator) Reset() { _ = e.reset() }
-
+// reset returns to the starting data set: no subscriptions, every eSIM
+// free, clock back to the wall clock. Cursors issued before are no longer
+// valid.
 func (e *Emulator) reset() error {
 	return e.commitThenNotify(func(tx *state.Tx, _ *[]any) error {
 		tx.Reset(e.dataset)

@@ -32,8 +32,8 @@ var coverageForLabel = map[string]string{
 // DefaultDataset builds a deterministic data set of the given size. Plan ids
 // are plan_001, plan_002, ...; among them are archived plans (every 10th),
 // addon plans (every 7th) and plans without a label (every 5th).
-func DefaultDataset(plans, esims int) Dataset {
-	ds := Dataset{Plans: make([]Plan, 0, plans), Esims: make([]Esim, 0, esims)}
+func DefaultDataset(plans, esims int) state.Dataset {
+	ds := state.Dataset{Plans: make([]state.Plan, 0, plans), Esims: make([]state.Esim, 0, esims)}
 	dataChoices := []int64{1024, 3072, 5120, 10240, 20480}
 	dayChoices := []int64{7, 15, 30, 30, 90}
 	// The properties in a name repeat every 20 plans; a name already taken
@@ -41,7 +41,7 @@ func DefaultDataset(plans, esims int) Dataset {
 	nameUses := map[string]int{}
 	for i := 0; i < plans; i++ {
 		n := i + 1
-		p := Plan{
+		p := state.Plan{
 			ID:                 fmt.Sprintf("plan_%03d", n),
 			DataMegaBytes:      dataChoices[i%len(dataChoices)],
 			PeriodDays:         dayChoices[(i/2)%len(dayChoices)],
@@ -78,8 +78,8 @@ func DefaultDataset(plans, esims int) Dataset {
 		ds.Plans = append(ds.Plans, p)
 	}
 	for i := 0; i < esims; i++ {
-		e := Esim{
-			ICCID:     ICCID(uint64(i + 1)),
+		e := state.Esim{
+			ICCID:     state.ICCID(uint64(i + 1)),
 			SmdpState: "AVAILABLE",
 			CreatedAt: datasetEpoch + int64(i)*60,
 		}
@@ -92,8 +92,8 @@ func DefaultDataset(plans, esims int) Dataset {
 }
 
 // LoadDataset reads a -data file and checks it is usable.
-func LoadDataset(path string) (Dataset, error) {
-	var ds Dataset
+func LoadDataset(path string) (state.Dataset, error) {
+	var ds state.Dataset
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return ds, err
@@ -103,10 +103,3 @@ func LoadDataset(path string) (Dataset, error) {
 	}
 	return ds, ds.Validate()
 }
-
-// ICCID makes a 19-digit ICCID (issuer prefix 8988247, serial, Luhn check
-// digit) for serial number n.
-func ICCID(n uint64) string { return state.ICCID(n) }
-
-// ValidICCID reports whether s has 19 or 20 digits and a valid Luhn check digit.
-func ValidICCID(s string) bool { return state.ValidICCID(s) }

@@ -30,7 +30,7 @@ type Options struct {
 	// Token is the bearer token every /v1 request must carry.
 	Token string
 	// Dataset is the starting data; nil means DefaultDataset(DefaultPlans, DefaultEsims).
-	Dataset *Dataset
+	Dataset *state.Dataset
 	// StatePath, when set, keeps all state in this file, a database that
 	// is loaded at start if it exists, locked while the emulator runs, and
 	// written transactionally before every change is acknowledged.
@@ -54,7 +54,7 @@ type Options struct {
 type Emulator struct {
 	opts      Options
 	tokenHash [32]byte
-	dataset   Dataset
+	dataset   state.Dataset
 	state     *state.Store
 	faults    faultInjector
 	hooks     *dispatcher

@@ -3,6 +3,7 @@ package emulator
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -61,4 +62,20 @@ func writeChangeError(w http.ResponseWriter, err error) {
 	default:
 		writeError(w, http.StatusBadRequest, newError(codeInvalidRequest, err.Error()))
 	}
+}
+
+// controlError is a control operation's failure: an HTTP status and Error body.
+type controlError struct {
+	status int
+	body   *ErrorBody
+}
+
+func (e *controlError) Error() string { return e.body.Message }
+
+func notFound(what, id string) *controlError {
+	return &controlError{404, newError(codeNotFound, fmt.Sprintf("%s %q does not exist", what, id))}
+}
+
+func badRequest(msg string) *controlError {
+	return &controlError{400, newError(codeInvalidRequest, msg)}
 }

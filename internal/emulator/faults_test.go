@@ -1,6 +1,8 @@
 package emulator_test
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -57,7 +59,7 @@ func TestFaultStatusAnswers(t *testing.T) {
 	} {
 		srv.SetFaults(c.faults)
 		for _, m := range []struct{ method, path, body string }{
-			{"GET", "/v1/plans", ""}, {"GET", "/v1/esims/" + emulator.ICCID(1), ""}, {"POST", "/v1/subscriptions", createBody(planBasic)},
+			{"GET", "/v1/plans", ""}, {"GET", "/v1/esims/" + state.ICCID(1), ""}, {"POST", "/v1/subscriptions", createBody(planBasic)},
 		} {
 			r := api(t, srv, m.method, m.path, m.body)
 			requireError(t, r, c.status, c.code)
@@ -345,10 +347,10 @@ func TestFaultRuleAfter(t *testing.T) {
 	// The second page of a list fails, the first and a retry of the second
 	// succeed.
 	srv.SetFaults(rules(emulator.FaultRule{PathPrefix: "/v1/esims", Action: "status", Status: 502, After: 1, Times: 1}))
-	first := getPage[emulator.Esim](t, srv, "/v1/esims", "", 5)
+	first := getPage[state.Esim](t, srv, "/v1/esims", "", 5)
 	r := api(t, srv, "GET", "/v1/esims?page="+url.QueryEscape(*first.NextPage)+"&pageSize=5", "")
 	requireError(t, r, 502, "internal")
-	second := getPage[emulator.Esim](t, srv, "/v1/esims", *first.NextPage, 5)
+	second := getPage[state.Esim](t, srv, "/v1/esims", *first.NextPage, 5)
 	if len(second.Items) != 5 || second.Items[0].ICCID == first.Items[0].ICCID {
 		t.Errorf("second page after the injected failure: %v", ids(second.Items, iccid))
 	}

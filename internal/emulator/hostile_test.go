@@ -1,6 +1,8 @@
 package emulator_test
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"encoding/json"
 	"math"
 	"net/http"
@@ -59,27 +61,27 @@ func TestStateInconsistentRefused(t *testing.T) {
 		if sub != "" {
 			s = `"` + sub + `"`
 		}
-		return `{"iccid":"` + emulator.ICCID(n) + `","smdpState":"AVAILABLE","subscriptionId":` + s + `}`
+		return `{"iccid":"` + state.ICCID(n) + `","smdpState":"AVAILABLE","subscriptionId":` + s + `}`
 	}
 	sub := func(seq int, id string, n uint64) string {
-		return `{"seq":` + itoa(seq) + `,"id":"` + id + `","attachmentId":"att","esimIccid":"` + emulator.ICCID(n) +
+		return `{"seq":` + itoa(seq) + `,"id":"` + id + `","attachmentId":"att","esimIccid":"` + state.ICCID(n) +
 			`","planId":"plan_a","plan":{"name":"a","dataMegaBytes":10,"periodDays":1,"periodIterations":1},"createdAt":1,` +
 			`"purchased":{"dataBytes":10000000},"remaining":{"dataBytes":10000000},"metadata":{}}`
 	}
-	state := func(esims, subs []string) string {
+	stateJSON := func(esims, subs []string) string {
 		return `{"version":1,` + key + `"clockOffset":0,"customPlans":0,"plans":[` + plan + `],"esims":[` +
 			strings.Join(esims, ",") + `],"subscriptions":[` + strings.Join(subs, ",") + `]}`
 	}
 	for name, c := range map[string]struct{ content, want string }{
-		"duplicate subscription id":         {state([]string{esim(1, "sub_a"), esim(2, "sub_a")}, []string{sub(1, "sub_a", 1), sub(2, "sub_a", 2)}), "duplicate"},
-		"two subscriptions on one eSIM":     {state([]string{esim(1, "sub_a"), esim(2, "")}, []string{sub(1, "sub_a", 1), sub(2, "sub_b", 1)}), emulator.ICCID(1)},
-		"subscription on unknown eSIM":      {state([]string{esim(1, "")}, []string{sub(1, "sub_a", 7)}), emulator.ICCID(7)},
-		"out-of-order seq":                  {state([]string{esim(1, "sub_a"), esim(2, "sub_b")}, []string{sub(2, "sub_a", 1), sub(1, "sub_b", 2)}), "seq"},
-		"eSIM names a missing subscription": {state([]string{esim(1, "sub_zz")}, nil), "sub_zz"},
+		"duplicate subscription id":         {stateJSON([]string{esim(1, "sub_a"), esim(2, "sub_a")}, []string{sub(1, "sub_a", 1), sub(2, "sub_a", 2)}), "duplicate"},
+		"two subscriptions on one eSIM":     {stateJSON([]string{esim(1, "sub_a"), esim(2, "")}, []string{sub(1, "sub_a", 1), sub(2, "sub_b", 1)}), state.ICCID(1)},
+		"subscription on unknown eSIM":      {stateJSON([]string{esim(1, "")}, []string{sub(1, "sub_a", 7)}), state.ICCID(7)},
+		"out-of-order seq":                  {stateJSON([]string{esim(1, "sub_a"), esim(2, "sub_b")}, []string{sub(2, "sub_a", 1), sub(1, "sub_b", 2)}), "seq"},
+		"eSIM names a missing subscription": {stateJSON([]string{esim(1, "sub_zz")}, nil), "sub_zz"},
 		"missing parts":                     {`{"version":1}`, "cursorKey"},
 		"no plans":                          {`{"version":1,` + key + `"esims":[],"subscriptions":[]}`, "plans"},
-		"subscription without allowance":    {strings.Replace(state([]string{esim(1, "sub_a")}, []string{sub(1, "sub_a", 1)}), `"purchased":{"dataBytes":10000000}`, `"purchased":{}`, 1), "purchased"},
-		"subscription on unknown plan":      {strings.Replace(state([]string{esim(1, "sub_a")}, []string{sub(1, "sub_a", 1)}), `"planId":"plan_a"`, `"planId":"plan_zz"`, 1), "plan_zz"},
+		"subscription without allowance":    {strings.Replace(stateJSON([]string{esim(1, "sub_a")}, []string{sub(1, "sub_a", 1)}), `"purchased":{"dataBytes":10000000}`, `"purchased":{}`, 1), "purchased"},
+		"subscription on unknown plan":      {strings.Replace(stateJSON([]string{esim(1, "sub_a")}, []string{sub(1, "sub_a", 1)}), `"planId":"plan_a"`, `"planId":"plan_zz"`, 1), "plan_zz"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -222,10 +224,10 @@ func TestClockAdvanceBounded(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{Dataset: smallDataset(3, 0)})
 	before := srv.Now()
-	for _, s := range []int64{math.MaxInt64, math.MaxInt64 / 2, emulator.MaxClockOffsetSeconds + 1} {
+	for _, s := range []int64{math.MaxInt64, math.MaxInt64 / 2, state.MaxClockOffsetSeconds + 1} {
 		requireError(t, ctl(t, srv, "POST", "/_emulator/clock/advance", `{"seconds":`+jsonNumber64(s)+`}`), 400, "invalidRequest")
 	}
-	mustStatus(t, ctl(t, srv, "POST", "/_emulator/clock/advance", `{"seconds":`+jsonNumber64(emulator.MaxClockOffsetSeconds-10)+`}`), 200)
+	mustStatus(t, ctl(t, srv, "POST", "/_emulator/clock/advance", `{"seconds":`+jsonNumber64(state.MaxClockOffsetSeconds-10)+`}`), 200)
 	requireError(t, ctl(t, srv, "POST", "/_emulator/clock/advance", `{"seconds":3600}`), 400, "invalidRequest")
 	if now := srv.Now(); now < before {
 		t.Errorf("clock went backwards: %d < %d", now, before)

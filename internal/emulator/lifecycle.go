@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -18,22 +19,6 @@ var usageThresholds = []int{50, 80, 100}
 
 var countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
 var smdpStateWord = regexp.MustCompile(`^[A-Z][A-Z_]*$`)
-
-// controlError is a control operation's failure: an HTTP status and Error body.
-type controlError struct {
-	status int
-	body   *ErrorBody
-}
-
-func (e *controlError) Error() string { return e.body.Message }
-
-func notFound(what, id string) *controlError {
-	return &controlError{404, newError(codeNotFound, fmt.Sprintf("%s %q does not exist", what, id))}
-}
-
-func badRequest(msg string) *controlError {
-	return &controlError{400, newError(codeInvalidRequest, msg)}
-}
 
 // The operations below change the state in tx, and add the webhook events
 // the change causes to announce; they are sent once it is stored.
@@ -198,19 +183,14 @@ func smdpEvent(iccid, smdpState string, now int64) webhook.EsimSmdpStateChangedE
 	return ev
 }
 
-// MaxClockOffsetSeconds bounds how far the emulator's clock may run ahead of
-// the wall clock: 200 years, twice the longest plan period, far from where
-// Unix seconds overflow.
-const MaxClockOffsetSeconds = state.MaxClockOffsetSeconds
-
 // advanceClock moves the emulator's clock forward; subscriptions whose
 // expireAt has passed read as expired from then on.
 func advanceClock(tx *state.Tx, seconds int64) (int64, error) {
-	if offset := tx.ClockOffset(); seconds <= 0 || seconds > MaxClockOffsetSeconds-offset {
-		return 0, badRequest(fmt.Sprintf("seconds must be a positive integer, and the clock can run at most %d seconds (200 years) ahead of the wall clock; it is %d seconds ahead now",
-			int64(MaxClockOffsetSeconds), offset))
+	err := tx.AdvanceClock(seconds)
+	if errors.Is(err, state.ErrClockBound) {
+		return 0, badRequest(err.Error())
 	}
-	if err := tx.AdvanceClock(seconds); err != nil {
+	if err != nil {
 		return 0, err
 	}
 	return tx.Now(), nil

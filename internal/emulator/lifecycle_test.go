@@ -1,6 +1,8 @@
 package emulator_test
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,18 +14,11 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 )
 
-func getSub(t *testing.T, srv *emulatortest.Server, id string) emulator.Subscription {
-	t.Helper()
-	r := api(t, srv, "GET", "/v1/subscriptions/"+id, "")
-	mustStatus(t, r, 200)
-	return decode[emulator.Subscription](t, r)
-}
-
-func getEsim(t *testing.T, srv *emulatortest.Server, iccid string) emulator.Esim {
+func getEsim(t *testing.T, srv *emulatortest.Server, iccid string) state.Esim {
 	t.Helper()
 	r := api(t, srv, "GET", "/v1/esims/"+iccid, "")
 	mustStatus(t, r, 200)
-	return decode[emulator.Esim](t, r)
+	return decode[state.Esim](t, r)
 }
 
 func advance(t *testing.T, srv *emulatortest.Server, seconds int64) int64 {
@@ -188,11 +183,11 @@ func TestControlEsimLocationAndSmdpState(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{Dataset: smallDataset(2, 0)})
 	sub := create(t, srv, planBasic)
-	free := emulator.ICCID(2)
+	free := state.ICCID(2)
 	for _, iccid := range []string{sub.EsimICCID, free} {
 		r := ctl(t, srv, "POST", "/_emulator/esims/"+iccid+"/location", `{"countryIso2":"de"}`)
 		mustStatus(t, r, 200)
-		if got := decode[emulator.Esim](t, r); got.CountryISO2 == nil || *got.CountryISO2 != "DE" {
+		if got := decode[state.Esim](t, r); got.CountryISO2 == nil || *got.CountryISO2 != "DE" {
 			t.Errorf("location answer %+v", got)
 		}
 		if got := getEsim(t, srv, iccid); got.CountryISO2 == nil || *got.CountryISO2 != "DE" {
@@ -200,7 +195,7 @@ func TestControlEsimLocationAndSmdpState(t *testing.T) {
 		}
 		r = ctl(t, srv, "POST", "/_emulator/esims/"+iccid+"/smdp-state", `{"state":"RELEASED"}`)
 		mustStatus(t, r, 200)
-		if got := decode[emulator.Esim](t, r); got.SmdpState != "RELEASED" {
+		if got := decode[state.Esim](t, r); got.SmdpState != "RELEASED" {
 			t.Errorf("smdp-state answer %+v", got)
 		}
 		if got := getEsim(t, srv, iccid); got.SmdpState != "RELEASED" {
@@ -217,7 +212,7 @@ func TestControlAddEsims(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{Dataset: smallDataset(1, 0)})
 	requireError(t, api(t, srv, "POST", "/v1/subscriptions", createBody(planAsia)), 412, "outOfInventory")
-	before := listAll[emulator.Esim](t, srv, "/v1/esims", 25)
+	before := listAll[state.Esim](t, srv, "/v1/esims", 25)
 
 	r := ctl(t, srv, "POST", "/_emulator/esims", `{"count":2,"label":"asia"}`)
 	mustStatus(t, r, 200)
@@ -225,13 +220,13 @@ func TestControlAddEsims(t *testing.T) {
 		t.Errorf("answer %s", r.Body)
 	}
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims", `{"count":3}`), 200)
-	after := listAll[emulator.Esim](t, srv, "/v1/esims", 25)
-	if len(after) != len(before)+5 || !slices.EqualFunc(before, after[:len(before)], func(a, b emulator.Esim) bool { return a.ICCID == b.ICCID }) {
+	after := listAll[state.Esim](t, srv, "/v1/esims", 25)
+	if len(after) != len(before)+5 || !slices.EqualFunc(before, after[:len(before)], func(a, b state.Esim) bool { return a.ICCID == b.ICCID }) {
 		t.Fatalf("eSIMs %v after adding 5 to %v", ids(after, iccid), ids(before, iccid))
 	}
 	seen := map[string]bool{}
 	for i, es := range after {
-		if seen[es.ICCID] || !emulator.ValidICCID(es.ICCID) {
+		if seen[es.ICCID] || !state.ValidICCID(es.ICCID) {
 			t.Errorf("eSIM %d: ICCID %q duplicate or invalid", i, es.ICCID)
 		}
 		seen[es.ICCID] = true
@@ -263,10 +258,10 @@ func TestControlAddEsims(t *testing.T) {
 // An added eSIM's ICCID must not collide with one of the data set.
 func TestControlAddEsimsAvoidsDatasetICCIDs(t *testing.T) {
 	t.Parallel()
-	ds := &emulator.Dataset{Esims: []emulator.Esim{{ICCID: emulator.ICCID(1_000_000)}, {ICCID: emulator.ICCID(1_000_001)}}}
+	ds := &state.Dataset{Esims: []state.Esim{{ICCID: state.ICCID(1_000_000)}, {ICCID: state.ICCID(1_000_001)}}}
 	srv := emulatortest.Start(t, emulator.Options{Dataset: ds})
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims", `{"count":4}`), 200)
-	all := listAll[emulator.Esim](t, srv, "/v1/esims", 25)
+	all := listAll[state.Esim](t, srv, "/v1/esims", 25)
 	seen := map[string]bool{}
 	for _, es := range all {
 		if seen[es.ICCID] {
@@ -297,7 +292,7 @@ func TestControlClockAndReset(t *testing.T) {
 		t.Errorf("createdAt %d does not follow the advanced clock (%d)", sub.CreatedAt, start+7200)
 	}
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/subscriptions/"+sub.ID+"/activate", ""), 200)
-	moveEsim(t, srv, emulator.ICCID(2), "US")
+	moveEsim(t, srv, state.ICCID(2), "US")
 	mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims", `{"count":5}`), 200)
 	api(t, srv, "POST", "/v1/subscriptions", `{"plan":{"coverageId":"c","dataMBs":1,"periodDays":1}}`)
 
@@ -314,8 +309,8 @@ func TestControlClockAndReset(t *testing.T) {
 	}
 	r = api(t, srv, "GET", "/v1/subscriptions/"+sub.ID, "")
 	requireError(t, r, 404, "notFound")
-	esims := listAll[emulator.Esim](t, srv, "/v1/esims", 25)
-	plans := listAll[emulator.Plan](t, srv, "/v1/plans", 25)
+	esims := listAll[state.Esim](t, srv, "/v1/esims", 25)
+	plans := listAll[state.Plan](t, srv, "/v1/plans", 25)
 	if !slices.Equal(ids(esims, iccid), ids(ds.Esims, iccid)) || !slices.Equal(ids(plans, planID), ids(ds.Plans, planID)) {
 		t.Errorf("after reset: eSIMs %v plans %v", ids(esims, iccid), ids(plans, planID))
 	}

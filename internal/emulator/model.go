@@ -7,31 +7,19 @@ import "github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/st
 // importing the client's types so that a wire-name mistake on one side is
 // caught by the other side's tests instead of being shared silently.
 
-// The records the state holds, under the names this package has always
-// given them.
-type (
-	Plan              = state.Plan
-	Esim              = state.Esim
-	PlanForAttachment = state.PlanForAttachment
-	Allowance         = state.Allowance
-	// Dataset is what the emulator starts with: the account's plans and eSIM
-	// inventory. It is also the format of the -data file.
-	Dataset = state.Dataset
-)
-
 // Subscription is the wire form of section 2.1.
 type Subscription struct {
-	ID                 string            `json:"id"`
-	EsimICCID          string            `json:"esimIccid"`
-	PlanID             string            `json:"planId"`
-	Plan               PlanForAttachment `json:"plan"`
-	CreatedAt          int64             `json:"createdAt"`
-	ActivatedAt        *int64            `json:"activatedAt"`
-	ExpireAt           *int64            `json:"expireAt"`
-	PurchasedAllowance Allowance         `json:"purchasedAllowance"`
-	RemainingAllownace Allowance         `json:"remainingAllownace"`
-	State              string            `json:"state"`
-	Metadata           map[string]string `json:"metadata"`
+	ID                 string                  `json:"id"`
+	EsimICCID          string                  `json:"esimIccid"`
+	PlanID             string                  `json:"planId"`
+	Plan               state.PlanForAttachment `json:"plan"`
+	CreatedAt          int64                   `json:"createdAt"`
+	ActivatedAt        *int64                  `json:"activatedAt"`
+	ExpireAt           *int64                  `json:"expireAt"`
+	PurchasedAllowance state.Allowance         `json:"purchasedAllowance"`
+	RemainingAllownace state.Allowance         `json:"remainingAllownace"`
+	State              string                  `json:"state"`
+	Metadata           map[string]string       `json:"metadata"`
 }
 
 // Subscription states (section 3).

@@ -18,20 +18,6 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 )
 
-// loadOpenAPI loads and validates the embedded document.
-func loadOpenAPI(t testing.TB) *openapi3.T {
-	t.Helper()
-	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(emulator.OpenAPIDocument())
-	if err != nil {
-		t.Fatalf("loading the OpenAPI document: %v", err)
-	}
-	if err := doc.Validate(loader.Context); err != nil {
-		t.Fatalf("the OpenAPI document is not valid: %v", err)
-	}
-	return doc
-}
-
 // openAPIValidator checks requests and answers against the document.
 type openAPIValidator struct {
 	doc    *openapi3.T

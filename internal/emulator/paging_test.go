@@ -1,6 +1,8 @@
 package emulator_test
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -89,17 +91,9 @@ func listAllCursors[T any](t testing.TB, srv *emulatortest.Server, list string, 
 	}
 }
 
-func ids[T any](items []T, id func(T) string) []string {
-	out := make([]string, len(items))
-	for i, it := range items {
-		out[i] = id(it)
-	}
-	return out
-}
-
 func subID(s emulator.Subscription) string { return s.ID }
-func planID(p emulator.Plan) string        { return p.ID }
-func iccid(e emulator.Esim) string         { return e.ICCID }
+func planID(p state.Plan) string           { return p.ID }
+func iccid(e state.Esim) string            { return e.ICCID }
 
 func TestPaginationEveryPageSize(t *testing.T) {
 	t.Parallel()
@@ -127,8 +121,8 @@ func TestPaginationEveryPageSize(t *testing.T) {
 			t.Run(fmt.Sprint("pageSize=", size), func(t *testing.T) {
 				t.Parallel()
 				subs, c1 := listAllCursors[emulator.Subscription](t, srv, "/v1/subscriptions", size)
-				plans, c2 := listAllCursors[emulator.Plan](t, srv, "/v1/plans", size)
-				esims, c3 := listAllCursors[emulator.Esim](t, srv, "/v1/esims", size)
+				plans, c2 := listAllCursors[state.Plan](t, srv, "/v1/plans", size)
+				esims, c3 := listAllCursors[state.Esim](t, srv, "/v1/esims", size)
 				if got := ids(subs, subID); !slices.Equal(got, newestFirst) {
 					t.Errorf("subscriptions: got %d ids, want %d newest first\ngot  %v\nwant %v", len(got), len(newestFirst), got, newestFirst)
 				}
@@ -179,7 +173,7 @@ func TestPaginationEveryPageSize(t *testing.T) {
 				t.Errorf("%s without pageSize: %d items, nextPage %v; want 10 and a next page", list, len(pg.Items), pg.NextPage)
 			}
 		}
-		if got := listAll[emulator.Esim](t, srv, "/v1/esims", 0); len(got) != len(wantEsims) {
+		if got := listAll[state.Esim](t, srv, "/v1/esims", 0); len(got) != len(wantEsims) {
 			t.Errorf("default page size: %d eSIMs, want %d", len(got), len(wantEsims))
 		}
 	})
@@ -194,7 +188,7 @@ func TestPaginationShowsAssignments(t *testing.T) {
 	for range 4 {
 		subs = append(subs, create(t, srv, planBasic))
 	}
-	esims := listAll[emulator.Esim](t, srv, "/v1/esims", 3)
+	esims := listAll[state.Esim](t, srv, "/v1/esims", 3)
 	for i, es := range esims {
 		switch {
 		case i < 4 && (es.SubscriptionID == nil || *es.SubscriptionID != subs[i].ID || es.ICCID != subs[i].EsimICCID):
@@ -207,7 +201,7 @@ func TestPaginationShowsAssignments(t *testing.T) {
 
 func TestPaginationEmptyList(t *testing.T) {
 	t.Parallel()
-	srv := emulatortest.Start(t, emulator.Options{Dataset: &emulator.Dataset{}})
+	srv := emulatortest.Start(t, emulator.Options{Dataset: &state.Dataset{}})
 	for _, list := range []string{"/v1/subscriptions", "/v1/plans", "/v1/esims"} {
 		r := api(t, srv, "GET", list, "")
 		mustStatus(t, r, 200)
@@ -332,11 +326,11 @@ func TestPaginationPlansGrowBetweenPages(t *testing.T) {
 	t.Parallel()
 	ds := emulator.DefaultDataset(12, 20)
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
-	first := getPage[emulator.Plan](t, srv, "/v1/plans", "", 5)
+	first := getPage[state.Plan](t, srv, "/v1/plans", "", 5)
 	sub := decode[emulator.Subscription](t, api(t, srv, "POST", "/v1/subscriptions", `{"plan":{"coverageId":"c","dataMBs":5,"periodDays":5}}`))
 	seen := ids(first.Items, planID)
 	for cursor := first.NextPage; cursor != nil; {
-		pg := getPage[emulator.Plan](t, srv, "/v1/plans", *cursor, 5)
+		pg := getPage[state.Plan](t, srv, "/v1/plans", *cursor, 5)
 		seen = append(seen, ids(pg.Items, planID)...)
 		cursor = pg.NextPage
 	}

@@ -1,6 +1,8 @@
 package emulator_test
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -83,13 +85,13 @@ func TestConcurrentCreatesNeverShareAnEsim(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 	// The eSIM records agree with the answers.
-	for _, es := range listAll[emulator.Esim](t, srv, "/v1/esims", 25) {
+	for _, es := range listAll[state.Esim](t, srv, "/v1/esims", 25) {
 		if es.SubscriptionID == nil || byIccid[es.ICCID] != *es.SubscriptionID {
 			t.Errorf("eSIM %s assigned to %v, the create answer said %q", es.ICCID, deref(es.SubscriptionID), byIccid[es.ICCID])
 		}
 	}
 	// Failed inline creates left no custom plan behind.
-	plans := listAll[emulator.Plan](t, srv, "/v1/plans", 25)
+	plans := listAll[state.Plan](t, srv, "/v1/plans", 25)
 	custom := 0
 	for _, r := range results {
 		if r.status == 200 {

@@ -100,7 +100,7 @@ func FuzzRestoredState(f *testing.F) {
 		// then migrated.
 		path := filepath.Join(t.TempDir(), "state")
 		WriteFile(t, path, content)
-		e, err := New(Options{Token: "t", Dataset: &Dataset{}, StatePath: path})
+		e, err := New(Options{Token: "t", Dataset: &state.Dataset{}, StatePath: path})
 		if err != nil {
 			return // refused: not a state that passes validation
 		}

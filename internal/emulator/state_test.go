@@ -1,6 +1,8 @@
 package emulator_test
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"encoding/json"
 	"net/http"
 	"os"
@@ -33,16 +35,16 @@ func onlyStateFile(t *testing.T, dir string) {
 
 type everything struct {
 	Subs  []emulator.Subscription
-	Plans []emulator.Plan
-	Esims []emulator.Esim
+	Plans []state.Plan
+	Esims []state.Esim
 }
 
 func snapshotOf(t *testing.T, srv *emulatortest.Server) everything {
 	t.Helper()
 	return everything{
 		Subs:  listAll[emulator.Subscription](t, srv, "/v1/subscriptions", 25),
-		Plans: listAll[emulator.Plan](t, srv, "/v1/plans", 25),
-		Esims: listAll[emulator.Esim](t, srv, "/v1/esims", 25),
+		Plans: listAll[state.Plan](t, srv, "/v1/plans", 25),
+		Esims: listAll[state.Esim](t, srv, "/v1/esims", 25),
 	}
 }
 
@@ -69,7 +71,7 @@ func TestStateSurvivesRestart(t *testing.T) {
 
 	page1 := getPage[emulator.Subscription](t, first, "/v1/subscriptions", "", 2)
 	page2 := getPage[emulator.Subscription](t, first, "/v1/subscriptions", *page1.NextPage, 2)
-	plansPage1 := getPage[emulator.Plan](t, first, "/v1/plans", "", 4)
+	plansPage1 := getPage[state.Plan](t, first, "/v1/plans", "", 4)
 	before := snapshotOf(t, first)
 	clockBefore := first.Now()
 
@@ -92,7 +94,7 @@ func TestStateSurvivesRestart(t *testing.T) {
 		t.Errorf("activated subscription after restart: %+v, want activatedAt %v expireAt %v", got, deref(activated.ActivatedAt), deref(activated.ExpireAt))
 	}
 	requireError(t, ctl(t, second, "POST", "/_emulator/subscriptions/"+subs[0].ID+"/activate", ""), 409, "conflict")
-	if p := decode[emulator.Plan](t, api(t, second, "GET", "/v1/plans/"+inline.PlanID, "")); p.ID != inline.PlanID {
+	if p := decode[state.Plan](t, api(t, second, "GET", "/v1/plans/"+inline.PlanID, "")); p.ID != inline.PlanID {
 		t.Errorf("custom plan lost: %+v", p)
 	}
 
@@ -101,7 +103,7 @@ func TestStateSurvivesRestart(t *testing.T) {
 	if !reflect.DeepEqual(ids(again.Items, subID), ids(page2.Items, subID)) {
 		t.Errorf("old cursor after restart: %v, want %v", ids(again.Items, subID), ids(page2.Items, subID))
 	}
-	if pg := getPage[emulator.Plan](t, second, "/v1/plans", *plansPage1.NextPage, 4); !reflect.DeepEqual(pg.Items, before.Plans[4:]) {
+	if pg := getPage[state.Plan](t, second, "/v1/plans", *plansPage1.NextPage, 4); !reflect.DeepEqual(pg.Items, before.Plans[4:]) {
 		t.Errorf("old plans cursor after restart: %v, want %v", ids(pg.Items, planID), ids(before.Plans[4:], planID))
 	}
 

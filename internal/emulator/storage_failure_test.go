@@ -23,8 +23,8 @@ func call(e *Emulator, method, target, body string) *httptest.ResponseRecorder {
 
 type memoryView struct {
 	Subs  []Subscription
-	Plans []Plan
-	Esims []Esim
+	Plans []state.Plan
+	Esims []state.Esim
 	Clock int64
 }
 
@@ -108,8 +108,8 @@ func TestStorageFailureIsNotAcknowledged(t *testing.T) {
 	rec = call(e, "POST", "/v1/subscriptions", create)
 	var second Subscription
 	_ = json.Unmarshal(rec.Body.Bytes(), &second)
-	if first.EsimICCID != ICCID(10) || rec.Code != 200 || second.EsimICCID != ICCID(20) {
-		t.Errorf("creates %s, then after recovery %d %s; want eSIMs %s and %s, the free unlabelled ones", first.EsimICCID, rec.Code, rec.Body, ICCID(10), ICCID(20))
+	if first.EsimICCID != state.ICCID(10) || rec.Code != 200 || second.EsimICCID != state.ICCID(20) {
+		t.Errorf("creates %s, then after recovery %d %s; want eSIMs %s and %s, the free unlabelled ones", first.EsimICCID, rec.Code, rec.Body, state.ICCID(10), state.ICCID(20))
 	}
 	want := viewOf(e)
 	e.Close()

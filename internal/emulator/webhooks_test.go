@@ -1,6 +1,8 @@
 package emulator_test
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -44,21 +46,6 @@ type receivedCall struct {
 	SignatureOK bool
 	Body        []byte
 	Status      int
-}
-
-func newReceiver(t *testing.T, failFirst int, block bool) *receiver {
-	t.Helper()
-	rc := &receiver{secret: webhookSecret, failFirst: failFirst, entered: make(chan struct{}, 1000)}
-	if block {
-		rc.block = make(chan struct{})
-	}
-	rc.Server = httptest.NewServer(http.HandlerFunc(rc.serve))
-	t.Cleanup(rc.Close)
-	if block {
-		// Runs before rc.Close (cleanups run last-in first-out).
-		t.Cleanup(rc.release)
-	}
-	return rc
 }
 
 func (rc *receiver) release() {
@@ -139,7 +126,7 @@ func (rc *receiver) waitEvents(t *testing.T, n int) []map[string]any {
 	return out
 }
 
-func startWithHooks(t *testing.T, rc *receiver, ds *emulator.Dataset, tune func(*emulator.WebhookOptions)) *emulatortest.Server {
+func startWithHooks(t *testing.T, rc *receiver, ds *state.Dataset, tune func(*emulator.WebhookOptions)) *emulatortest.Server {
 	t.Helper()
 	wh := emulator.WebhookOptions{URL: rc.URL, Secret: webhookSecret, BaseBackoff: 2 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}
 	if tune != nil {
@@ -430,7 +417,7 @@ func TestWebhookRetriesSameBody(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, 2, false)
 	srv := startWithHooks(t, rc, smallDataset(1, 0), nil)
-	moveEsim(t, srv, emulator.ICCID(1), "PT")
+	moveEsim(t, srv, state.ICCID(1), "PT")
 	rc.waitEvents(t, 1)
 	calls := rc.all()
 	if len(calls) != 3 {
@@ -455,7 +442,7 @@ func TestWebhookGivesUp(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, 3, false)
 	srv := startWithHooks(t, rc, smallDataset(1, 0), func(o *emulator.WebhookOptions) { o.MaxAttempts = 3 })
-	iccid := emulator.ICCID(1)
+	iccid := state.ICCID(1)
 	moveEsim(t, srv, iccid, "PT")
 	moveEsim(t, srv, iccid, "ES")
 	events := rc.waitEvents(t, 1)
@@ -472,7 +459,7 @@ func TestWebhookFullQueueDrops(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, 0, true)
 	srv := startWithHooks(t, rc, smallDataset(1, 0), func(o *emulator.WebhookOptions) { o.QueueSize = 1 })
-	iccid := emulator.ICCID(1)
+	iccid := state.ICCID(1)
 	moveEsim(t, srv, iccid, "AA")
 	// The first event is being delivered: the receiver holds it.
 	select {
@@ -525,7 +512,7 @@ func TestWebhookOff(t *testing.T) {
 func TestNoEventWithoutChange(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{Webhook: emulator.WebhookOptions{URL: "http://127.0.0.1:1/unused", Secret: "s"}})
-	iccid := emulator.ICCID(1)
+	iccid := state.ICCID(1)
 	for range 2 {
 		moveEsim(t, srv, iccid, "FR")
 		mustStatus(t, ctl(t, srv, "POST", "/_emulator/esims/"+iccid+"/smdp-state", `{"state":"RELEASED"}`), 200)

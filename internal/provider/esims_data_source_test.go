@@ -1,16 +1,16 @@
 package provider
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 )
 
-func esimICCIDs(ds emulator.Dataset, keep func(emulator.Esim) bool) []string {
-	return keysOf(ds.Esims, keep, func(e emulator.Esim) string { return e.ICCID })
+func esimICCIDs(ds state.Dataset, keep func(state.Esim) bool) []string {
+	return keysOf(ds.Esims, keep, func(e state.Esim) string { return e.ICCID })
 }
 
 func TestAccEsimsDataSource(t *testing.T) {
@@ -25,7 +25,7 @@ func TestAccEsimsDataSource(t *testing.T) {
 		sub := createdSubscription(t, f.srv, id)
 		assigned[sub.EsimICCID] = true
 	}
-	all := func(emulator.Esim) bool { return true }
+	all := func(state.Esim) bool { return true }
 	config := `
 data "mobileplan_esims" "all" {}
 data "mobileplan_esims" "asia" { label = "asia" }
@@ -48,11 +48,11 @@ data "mobileplan_esims" "some" { max_items = 26 }
 			"country_iso2":    knownvalue.Null(),
 			"created_at":      knownvalue.Int64Exact(f.dataset.Esims[40].CreatedAt),
 		})),
-		statecheck.ExpectKnownValue("data.mobileplan_esims.asia", at("iccids"), stringList(esimICCIDs(f.dataset, func(e emulator.Esim) bool { return label(e.Label) == "asia" }))),
+		statecheck.ExpectKnownValue("data.mobileplan_esims.asia", at("iccids"), stringList(esimICCIDs(f.dataset, func(e state.Esim) bool { return label(e.Label) == "asia" }))),
 		statecheck.ExpectKnownValue("data.mobileplan_esims.released", at("iccids"), stringList([]string{released})),
-		statecheck.ExpectKnownValue("data.mobileplan_esims.assigned", at("iccids"), stringList(esimICCIDs(f.dataset, func(e emulator.Esim) bool { return assigned[e.ICCID] }))),
+		statecheck.ExpectKnownValue("data.mobileplan_esims.assigned", at("iccids"), stringList(esimICCIDs(f.dataset, func(e state.Esim) bool { return assigned[e.ICCID] }))),
 		statecheck.ExpectKnownValue("data.mobileplan_esims.free", at("iccids"), knownvalue.ListSizeExact(manyEsims-manySubscriptions)),
-		statecheck.ExpectKnownValue("data.mobileplan_esims.free_asia", at("iccids"), stringList(esimICCIDs(f.dataset, func(e emulator.Esim) bool {
+		statecheck.ExpectKnownValue("data.mobileplan_esims.free_asia", at("iccids"), stringList(esimICCIDs(f.dataset, func(e state.Esim) bool {
 			return !assigned[e.ICCID] && label(e.Label) == "asia"
 		}))),
 		statecheck.ExpectKnownValue("data.mobileplan_esims.some", at("iccids"), stringList(esimICCIDs(f.dataset, all)[:26])),

@@ -1,6 +1,10 @@
 package provider
 
 import (
+	"net/http"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"context"
 	"fmt"
 	"regexp"
@@ -72,7 +76,7 @@ const (
 
 type listFixture struct {
 	srv     *emulatortest.Server
-	dataset emulator.Dataset
+	dataset state.Dataset
 	subIDs  []string // newest first, as the service lists them
 }
 
@@ -142,8 +146,8 @@ func newTerraformCLI(t *testing.T, extraEnv ...string) *acctest.CLI {
 	return acctest.NewCLI(t, acctest.ProductBinary, extraEnv...)
 }
 
-func planIDs(ds emulator.Dataset, keep func(emulator.Plan) bool) []string {
-	return keysOf(ds.Plans, keep, func(p emulator.Plan) string { return p.ID })
+func planIDs(ds state.Dataset, keep func(state.Plan) bool) []string {
+	return keysOf(ds.Plans, keep, func(p state.Plan) string { return p.ID })
 }
 
 // fleet is count subscriptions spread round-robin over plan ids.
@@ -308,4 +312,18 @@ func at(name string, more ...string) tfjsonpath.Path {
 		p = p.AtMapKey(m)
 	}
 	return p
+}
+
+// resetService makes srv forget every subscription, through its control
+// endpoint, as a user of the emulator would.
+func resetService(t *testing.T, srv *emulatortest.Server) {
+	t.Helper()
+	resp, err := http.Post(srv.URL+"/_emulator/reset", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("reset: %s", resp.Status)
+	}
 }

@@ -1,18 +1,18 @@
 package provider
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 )
 
 func TestAccPlansDataSource(t *testing.T) {
 	t.Parallel()
 	f := startListFixture(t)
-	all := func(emulator.Plan) bool { return true }
+	all := func(state.Plan) bool { return true }
 	config := `
 data "mobileplan_plans" "all" {}
 data "mobileplan_plans" "europe" { label = "europe" }
@@ -25,7 +25,7 @@ data "mobileplan_plans" "first_europe" {
   max_items = 2
 }
 `
-	europe := planIDs(f.dataset, func(p emulator.Plan) bool { return label(p.Label) == "europe" })
+	europe := planIDs(f.dataset, func(p state.Plan) bool { return label(p.Label) == "europe" })
 	testAccDataSource(t, f.srv, config,
 		statecheck.ExpectKnownValue("data.mobileplan_plans.all", at("ids"), stringList(planIDs(f.dataset, all))),
 		statecheck.ExpectKnownValue("data.mobileplan_plans.all", at("plans"), knownvalue.ListSizeExact(manyPlans)),
@@ -43,11 +43,11 @@ data "mobileplan_plans" "first_europe" {
 			"created_at":           knownvalue.Int64Exact(1767225600 + 8*3600),
 		})),
 		statecheck.ExpectKnownValue("data.mobileplan_plans.europe", at("ids"), stringList(europe)),
-		statecheck.ExpectKnownValue("data.mobileplan_plans.americas", at("ids"), stringList(planIDs(f.dataset, func(p emulator.Plan) bool {
+		statecheck.ExpectKnownValue("data.mobileplan_plans.americas", at("ids"), stringList(planIDs(f.dataset, func(p state.Plan) bool {
 			return p.CoverageProfileID != nil && *p.CoverageProfileID == "cov-am"
 		}))),
-		statecheck.ExpectKnownValue("data.mobileplan_plans.subscribable", at("ids"), stringList(planIDs(f.dataset, func(p emulator.Plan) bool { return !p.Archived && !p.Addon }))),
-		statecheck.ExpectKnownValue("data.mobileplan_plans.not_subscribable", at("ids"), stringList(planIDs(f.dataset, func(p emulator.Plan) bool { return p.Archived || p.Addon }))),
+		statecheck.ExpectKnownValue("data.mobileplan_plans.subscribable", at("ids"), stringList(planIDs(f.dataset, func(p state.Plan) bool { return !p.Archived && !p.Addon }))),
+		statecheck.ExpectKnownValue("data.mobileplan_plans.not_subscribable", at("ids"), stringList(planIDs(f.dataset, func(p state.Plan) bool { return p.Archived || p.Addon }))),
 		statecheck.ExpectKnownValue("data.mobileplan_plans.first_thirty", at("ids"), stringList(planIDs(f.dataset, all)[:30])),
 		statecheck.ExpectKnownValue("data.mobileplan_plans.first_europe", at("ids"), stringList(europe[:2])),
 	)

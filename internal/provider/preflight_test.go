@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -45,9 +47,9 @@ type stock struct {
 // (plan_any has none), the default data set's archived plan_009 and addon
 // plan_006, and the eSIMs of stocks, in that order, which is also the order
 // in which the emulator gives them out.
-func inventoryDataset(stocks []stock) *emulator.Dataset {
+func inventoryDataset(stocks []stock) *state.Dataset {
 	base := emulator.DefaultDataset(emulator.DefaultPlans, 0)
-	ds := &emulator.Dataset{}
+	ds := &state.Dataset{}
 	for _, p := range base.Plans {
 		if p.ID == "plan_006" || p.ID == "plan_009" {
 			ds.Plans = append(ds.Plans, p)
@@ -55,7 +57,7 @@ func inventoryDataset(stocks []stock) *emulator.Dataset {
 	}
 	labels := []string{"europe", "americas", "asia", "global", "any"}
 	for i, l := range labels {
-		p := emulator.Plan{ID: "plan_" + l, Name: l + " 1 GB / 7 days", DataMegaBytes: 1024, PeriodDays: 7, PeriodIterations: 1, CreatedAt: 1767225600 + int64(i)}
+		p := state.Plan{ID: "plan_" + l, Name: l + " 1 GB / 7 days", DataMegaBytes: 1024, PeriodDays: 7, PeriodIterations: 1, CreatedAt: 1767225600 + int64(i)}
 		if l != "any" {
 			p.Label = &labels[i]
 		}
@@ -65,7 +67,7 @@ func inventoryDataset(stocks []stock) *emulator.Dataset {
 	for _, st := range stocks {
 		for range st.count {
 			n++
-			e := emulator.Esim{ICCID: emulator.ICCID(n), SmdpState: "AVAILABLE", CreatedAt: 1767225600}
+			e := state.Esim{ICCID: state.ICCID(n), SmdpState: "AVAILABLE", CreatedAt: 1767225600}
 			if st.label != "" {
 				e.Label = &st.label
 			}

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+
 	"regexp"
 	"testing"
 
@@ -179,7 +181,7 @@ func TestAccSubscription_preconditionFailures(t *testing.T) {
 	t.Parallel()
 	ds := emulator.DefaultDataset(emulator.DefaultPlans, 0)
 	scarce := "scarce"
-	ds.Plans = append(ds.Plans, emulator.Plan{ID: "plan_scarce", Name: "scarce", DataMegaBytes: 100, PeriodDays: 1, Label: &scarce})
+	ds.Plans = append(ds.Plans, state.Plan{ID: "plan_scarce", Name: "scarce", DataMegaBytes: 100, PeriodDays: 1, Label: &scarce})
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
 
 	cases := map[string]struct {
@@ -251,7 +253,7 @@ func TestAccSubscription_goneAtServiceIsRecreated(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
-				PreConfig: srv.Reset, // the service forgets every subscription
+				PreConfig: func() { resetService(t, srv) }, // the service forgets every subscription
 				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(subAddr, plancheck.ResourceActionCreate)},

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 )
 
 // Cursors are opaque to clients: a version byte, the list they belong to and
@@ -26,6 +27,10 @@ const (
 	cursorBody    = 1 + 1 + 8
 	cursorMACLen  = 16
 )
+
+// ErrBadCursor is the answer to a page cursor this state did not issue for
+// this list.
+var ErrBadCursor = errors.New("the page cursor is not one this service issued for this list")
 
 func encodeCursor(key []byte, kind listKind, pos int64) string {
 	buf := make([]byte, cursorBody, cursorBody+cursorMACLen)

@@ -12,6 +12,25 @@ const (
 	MaxPeriodDays    = 100 * 366
 )
 
+// BytesPerMegabyte converts a plan's dataMegaBytes into the allowance's
+// dataBytes. The interface does not say; decimal megabytes are assumed.
+const BytesPerMegabyte = 1_000_000
+
+// CustomPlanPrefix starts the id of every inline plan.
+const CustomPlanPrefix = "plan_custom_"
+
+// MaxClockOffsetSeconds bounds how far the emulator's clock may run ahead of
+// the wall clock: 200 years, twice the longest plan period, far from where
+// Unix seconds overflow.
+const MaxClockOffsetSeconds = 200 * 366 * 86400
+
+// Dataset is what the emulator starts with: the account's plans and eSIM
+// inventory. It is also the format of the -data file.
+type Dataset struct {
+	Plans []Plan `json:"plans"`
+	Esims []Esim `json:"esims"`
+}
+
 // ICCID makes a 19-digit ICCID (issuer prefix 8988247, serial, Luhn check
 // digit) for serial number n.
 func ICCID(n uint64) string {

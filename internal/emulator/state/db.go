@@ -12,44 +12,9 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
-
-// The -state file is a bbolt database: one record per plan, eSIM and
-// subscription, so a change writes only what it touched, and the file is
-// locked while an emulator uses it. bbolt was chosen over SQLite because it
-// is pure Go (no cgo in the build), keeps everything in one file with an
-// exclusive flock, and commits transactionally with fsync.
-
-var (
-	bucketMeta  = []byte("meta")
-	bucketPlans = []byte("plans")
-	bucketEsims = []byte("esims")
-	bucketSubs  = []byte("subscriptions")
-	allBuckets  = [][]byte{bucketMeta, bucketPlans, bucketEsims, bucketSubs}
-
-	metaFormat      = []byte("format")
-	metaCursorKey   = []byte("cursorKey")
-	metaClockOffset = []byte("clockOffset")
-	metaCustomPlans = []byte("customPlans")
-)
-
-// stateFormat names the layout of the database; a file with another value
-// is refused rather than misread. /2 held JSON records (never released);
-// /3 holds MessagePack arrays (records.go).
-const stateFormat = "mobileplan-emulator-state/3"
-
-var errTrailingBytes = errors.New("trailing bytes after the record")
-
-// lockWait is how long a start waits for another emulator to release the
-// state file before giving up.
-const lockWait = 200 * time.Millisecond
-
-func indexKey(i int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(i)) }
-
-func formatMeta(v int64) []byte { return []byte(strconv.FormatInt(v, 10)) }
 
 // isLegacyJSON reports whether path holds a state file of the JSON format.
 func isLegacyJSON(path string) (bool, error) {
@@ -178,11 +143,11 @@ func decodeAll[T any](name []byte, raw [][]byte) ([]T, error) {
 	return out, errors.Join(errs...)
 }
 
-// writeState replaces everything in db with snap.
-func writeState(db *bolt.DB, s *Store) error {
-	tx := &Tx{ReadTx: ReadTx{s: s}, persist: true}
-	tx.putAll()
-	return db.Update(tx.writeTo)
+// writeState replaces everything in db with c.
+func writeState(db *bolt.DB, c *content) error {
+	var b batch
+	b.putAll(c)
+	return db.Update(b.writeTo)
 }
 
 // migrateLegacy turns a JSON state file into a database in place, keeping
@@ -208,9 +173,9 @@ func migrateLegacy(path string, logger interface{ Printf(string, ...any) }) erro
 	if err != nil {
 		return fmt.Errorf("migrating state file %s: %w", path, err)
 	}
-	s := &Store{now: time.Now}
-	snap.loadInto(s)
-	err = writeState(db, s)
+	var c content
+	snap.loadInto(&c)
+	err = writeState(db, &c)
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}

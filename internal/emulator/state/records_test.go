@@ -41,14 +41,14 @@ func TestRecordsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := &Store{now: time.Now}
-	snap.loadInto(before)
+	snap.loadInto(&before.content)
 
 	db, err := bolt.Open(filepath.Join(t.TempDir(), "state"), 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := writeState(db, before); err != nil {
+	if err := writeState(db, &before.content); err != nil {
 		t.Fatal(err)
 	}
 	back, err := readState(db)
@@ -59,7 +59,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := &Store{now: time.Now}
-	back.loadInto(after)
+	back.loadInto(&after.content)
 
 	for name, pair := range map[string][2]any{
 		"plans":         {before.plans, after.plans},

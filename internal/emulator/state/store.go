@@ -1,8 +1,9 @@
 package state
 
 import (
-	"errors"
 	"fmt"
+	"io"
+	"log"
 	"sync"
 	"time"
 
@@ -39,25 +40,6 @@ type Store struct {
 	closeOnce    sync.Once
 }
 
-// Options say where the state lives and what it starts from.
-type Options struct {
-	// Path is the database file; empty keeps the state in memory only. A
-	// file that exists is checked before it is used, and refused, untouched,
-	// when it is not a state database in good order.
-	Path string
-	// Dataset is the state of a new file or of memory only; it must have
-	// passed Validate.
-	Dataset Dataset
-	// Now is the wall clock; nil means time.Now.
-	Now func() time.Time
-	// Logger receives what the store has to say (a migrated file); nil
-	// discards it.
-	Logger interface{ Printf(string, ...any) }
-	// BeforeCommit, when set, runs first in every write transaction, and
-	// its error fails the commit as a full disk would. Tests use it.
-	BeforeCommit func() error
-}
-
 // Open builds the state: from the file at opts.Path when it holds one,
 // else from opts.Dataset (and then writes it to the file, if any).
 func Open(opts Options) (*Store, error) {
@@ -65,7 +47,7 @@ func Open(opts Options) (*Store, error) {
 		opts.Now = time.Now
 	}
 	if opts.Logger == nil {
-		opts.Logger = discard{}
+		opts.Logger = log.New(io.Discard, "", 0)
 	}
 	s := &Store{now: opts.Now, path: opts.Path, beforeCommit: opts.BeforeCommit, closed: make(chan struct{})}
 	if opts.Path == "" {
@@ -78,10 +60,10 @@ func Open(opts Options) (*Store, error) {
 	}
 	s.db = db
 	if snap != nil {
-		snap.loadInto(s)
+		snap.loadInto(&s.content)
 	} else {
 		s.load(opts.Dataset.normalized(), nil, 0, 0)
-		if err := writeState(db, s); err != nil {
+		if err := writeState(db, &s.content); err != nil {
 			_ = db.Close()
 			return nil, fmt.Errorf("state file %s: %w", opts.Path, err)
 		}
@@ -91,10 +73,6 @@ func Open(opts Options) (*Store, error) {
 	go s.commitLoop()
 	return s, nil
 }
-
-type discard struct{}
-
-func (discard) Printf(string, ...any) {}
 
 // Close stops committing and releases the file. With a file, updates after
 // Close are refused with ErrClosed.
@@ -114,7 +92,7 @@ func (s *Store) Close() error {
 func (s *Store) View(fn func(r *ReadTx)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fn(&ReadTx{s: s})
+	fn(&ReadTx{s: &s.content, now: s.now})
 }
 
 // Update runs fn as one change: if fn returns an error, or the change
@@ -123,7 +101,7 @@ func (s *Store) View(fn func(r *ReadTx)) {
 // stored. fn runs under the store's lock, perhaps on another goroutine: it
 // must not call View or Update, and must not keep tx.
 func (s *Store) Update(fn func(tx *Tx) error) error {
-	tx := &Tx{ReadTx: ReadTx{s: s}, persist: s.db != nil, fn: fn}
+	tx := &Tx{ReadTx: ReadTx{s: &s.content, now: s.now}, persist: s.db != nil, fn: fn}
 	if s.db == nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -140,17 +118,6 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	}
 	return <-tx.done
 }
-
-// StorageError is a change that could not be stored, and so was undone.
-type StorageError struct{ Err error }
-
-func (e *StorageError) Error() string {
-	return "the change could not be stored, so it was not made: " + e.Err.Error()
-}
-func (e *StorageError) Unwrap() error { return e.Err }
-
-// ErrClosed is the answer to an Update after Close.
-var ErrClosed = errors.New("the emulator is shut down")
 
 // maxBatch bounds how many changes share one transaction.
 const maxBatch = 512
@@ -185,7 +152,7 @@ func (s *Store) commit(batch []*Tx) {
 			tx.rollback()
 			continue
 		}
-		if len(tx.puts) > 0 || tx.reset {
+		if !tx.writes.empty() {
 			writes++
 		}
 	}
@@ -199,7 +166,7 @@ func (s *Store) commit(batch []*Tx) {
 			}
 			for _, tx := range batch {
 				if tx.err == nil {
-					if err := tx.writeTo(btx); err != nil {
+					if err := tx.writes.writeTo(btx); err != nil {
 						return err
 					}
 				}

@@ -1,271 +1,20 @@
 package state
 
 import (
-	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"iter"
-
-	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 )
-
-// BytesPerMegabyte converts a plan's dataMegaBytes into the allowance's
-// dataBytes. The interface does not say; decimal megabytes are assumed.
-const BytesPerMegabyte = 1_000_000
-
-// CustomPlanPrefix starts the id of every inline plan.
-const CustomPlanPrefix = "plan_custom_"
-
-// content is everything the store holds, apart from its lock, so that a
-// reset can be undone by putting the old content back.
-type content struct {
-	cursorKey   []byte
-	clockOffset int64 // seconds added to the wall clock
-
-	plans    []*Plan
-	planByID map[string]*Plan
-	custom   int // inline plans created so far
-
-	esims       []*Esim
-	esimByICCID map[string]*Esim
-	esimPos     map[string]int // index in esims: the eSIM's record key
-	// Free-eSIM queues, scanned lazily: entries that got assigned since they
-	// were queued are skipped, so finding a free eSIM is amortized O(1).
-	// A plan without a label looks in freeUnlabelled first and in freeAny
-	// only when that is empty, so it leaves labelled eSIMs to labelled plans.
-	freeByLabel    map[string]*esimQueue
-	freeUnlabelled *esimQueue
-	freeAny        *esimQueue
-
-	subs    []*Subscription // creation order; Seq == index+1
-	subByID map[string]*Subscription
-}
-
-type esimQueue struct {
-	idx  []int
-	head int
-}
-
-func (q *esimQueue) next(esims []*Esim) *Esim {
-	for q.head < len(q.idx) {
-		e := esims[q.idx[q.head]]
-		if e.SubscriptionID == nil {
-			return e
-		}
-		q.head++
-	}
-	return nil
-}
-
-// load replaces the whole content. subs may be nil.
-func (s *Store) load(ds Dataset, subs []*Subscription, custom int, clockOffset int64) {
-	s.cursorKey = randomBytes(32)
-	s.clockOffset = clockOffset
-	s.custom = custom
-	s.plans = make([]*Plan, len(ds.Plans))
-	s.planByID = make(map[string]*Plan, len(ds.Plans))
-	for i := range ds.Plans {
-		p := ds.Plans[i]
-		s.plans[i] = &p
-		s.planByID[p.ID] = &p
-	}
-	s.esims = make([]*Esim, len(ds.Esims))
-	s.esimByICCID = make(map[string]*Esim, len(ds.Esims))
-	s.esimPos = make(map[string]int, len(ds.Esims))
-	s.freeByLabel = map[string]*esimQueue{}
-	s.freeAny = &esimQueue{idx: make([]int, 0, len(ds.Esims))}
-	s.freeUnlabelled = &esimQueue{}
-	for i := range ds.Esims {
-		e := ds.Esims[i]
-		s.esims[i] = &e
-		s.esimByICCID[e.ICCID] = &e
-		s.esimPos[e.ICCID] = i
-		s.freeAny.idx = append(s.freeAny.idx, i)
-		if e.Label == nil {
-			s.freeUnlabelled.idx = append(s.freeUnlabelled.idx, i)
-		} else {
-			q := s.freeByLabel[*e.Label]
-			if q == nil {
-				q = &esimQueue{}
-				s.freeByLabel[*e.Label] = q
-			}
-			q.idx = append(q.idx, i)
-		}
-	}
-	s.subs = subs
-	s.subByID = make(map[string]*Subscription, len(subs))
-	for _, sub := range subs {
-		s.subByID[sub.ID] = sub
-		if e := s.esimByICCID[sub.EsimICCID]; e != nil {
-			e.SubscriptionID = ptr(sub.ID)
-		}
-	}
-}
-
-func (s *Store) clock() int64 { return s.now().Unix() + s.clockOffset }
-
-// freeQueues lists the queues a plan with this label takes its eSIM from,
-// in order of preference. The contract lets a plan without a label take
-// any free eSIM; preferring one without a label is the emulator's choice.
-func (s *Store) freeQueues(label *string) []*esimQueue {
-	if label == nil {
-		return []*esimQueue{s.freeUnlabelled, s.freeAny}
-	}
-	if q := s.freeByLabel[*label]; q != nil {
-		return []*esimQueue{q}
-	}
-	return nil
-}
-
-func randomBytes(n int) []byte {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		panic(err) // crypto/rand never fails on supported platforms
-	}
-	return b
-}
-
-// ReadTx is read access to the state, valid only inside the View or Update
-// that handed it out. Records come back as copies: their pointer fields
-// are shared with the state and are replaced, never written through.
-type ReadTx struct{ s *Store }
-
-// Now is the emulator's clock, in Unix seconds: the wall clock plus the
-// offset AdvanceClock added.
-func (r *ReadTx) Now() int64 { return r.s.clock() }
-
-// ClockOffset is how many seconds the emulator's clock runs ahead of the
-// wall clock.
-func (r *ReadTx) ClockOffset() int64 { return r.s.clockOffset }
-
-// Subscription is the subscription with this id.
-func (r *ReadTx) Subscription(id string) (Subscription, bool) { return found(r.s.subByID[id]) }
-
-// Plan is the plan with this id.
-func (r *ReadTx) Plan(id string) (Plan, bool) { return found(r.s.planByID[id]) }
-
-// Esim is the eSIM with this ICCID.
-func (r *ReadTx) Esim(iccid string) (Esim, bool) { return found(r.s.esimByICCID[iccid]) }
-
-// found is a copy of the record p points to, and whether there is one.
-func found[T any](p *T) (T, bool) {
-	if p == nil {
-		var zero T
-		return zero, false
-	}
-	return *p, true
-}
-
-// Counts are how many subscriptions there are and how many eSIMs are free.
-func (r *ReadTx) Counts() (subscriptions, freeEsims int) {
-	for _, e := range r.s.esims {
-		if e.SubscriptionID == nil {
-			freeEsims++
-		}
-	}
-	return len(r.s.subs), freeEsims
-}
-
-// Subscriptions are all subscriptions, oldest first.
-func (r *ReadTx) Subscriptions() iter.Seq[Subscription] { return copies(r.s.subs) }
-
-// Plans are all plans, in the order of the list.
-func (r *ReadTx) Plans() iter.Seq[Plan] { return copies(r.s.plans) }
-
-// Esims are all eSIMs, in the order of the list.
-func (r *ReadTx) Esims() iter.Seq[Esim] { return copies(r.s.esims) }
-
-func copies[T any](all []*T) iter.Seq[T] {
-	return func(yield func(T) bool) {
-		for _, p := range all {
-			if !yield(*p) {
-				return
-			}
-		}
-	}
-}
-
-// ErrBadCursor is the answer to a page cursor this state did not issue for
-// this list.
-var ErrBadCursor = errors.New("the page cursor is not one this service issued for this list")
-
-// ListSubscriptions pages newest first; next is the cursor of the
-// following page, nil on the last. The cursor holds the Seq of the last
-// item returned, so subscriptions created between two page requests land
-// before the cursor and never shift what comes after it.
-func (r *ReadTx) ListSubscriptions(cursor string, size int) (items []Subscription, next *string, err error) {
-	s := r.s
-	end := int64(len(s.subs)) // exclusive upper Seq bound + 1
-	if cursor != "" {
-		pos, err := decodeCursor(s.cursorKey, listSubscriptions, cursor)
-		if err != nil || pos < 1 || pos > int64(len(s.subs)) {
-			return nil, nil, ErrBadCursor
-		}
-		end = pos - 1
-	}
-	items = make([]Subscription, 0, size)
-	i := end - 1
-	for ; i >= 0 && len(items) < size; i-- {
-		items = append(items, *s.subs[i])
-	}
-	if i >= 0 {
-		next = ptr(encodeCursor(s.cursorKey, listSubscriptions, s.subs[i+1].Seq))
-	}
-	return items, next, nil
-}
-
-// ListPlans pages the plans in their order.
-func (r *ReadTx) ListPlans(cursor string, size int) ([]Plan, *string, error) {
-	return listForward(r.s, listPlans, r.s.plans, cursor, size)
-}
-
-// ListEsims pages the eSIMs in their order.
-func (r *ReadTx) ListEsims(cursor string, size int) ([]Esim, *string, error) {
-	return listForward(r.s, listEsims, r.s.esims, cursor, size)
-}
-
-// listForward pages a list that only grows at its end (plans, eSIMs): the
-// cursor is the index of the next item.
-func listForward[T any](s *Store, kind listKind, all []*T, cursor string, size int) ([]T, *string, error) {
-	start := int64(0)
-	if cursor != "" {
-		pos, err := decodeCursor(s.cursorKey, kind, cursor)
-		if err != nil || pos < 1 || pos > int64(len(all)) {
-			return nil, nil, ErrBadCursor
-		}
-		start = pos
-	}
-	stop := min(start+int64(size), int64(len(all)))
-	items := make([]T, 0, stop-start)
-	for _, it := range all[start:stop] {
-		items = append(items, *it)
-	}
-	var next *string
-	if stop < int64(len(all)) {
-		next = ptr(encodeCursor(s.cursorKey, kind, stop))
-	}
-	return items, next, nil
-}
 
 // Tx is one change of the state, inside Store.Update. Its methods are the
 // only mutations of the state there are.
 type Tx struct {
 	ReadTx
 	persist bool     // false without a file: nothing to encode
-	reset   bool     // clear every bucket before writing puts
-	puts    []record // written in order
+	writes  batch    // what the change writes to the file
 	undo    []func() // run in reverse order on failure
 	fn      func(*Tx) error
 	err     error      // fn's refusal, or a storage failure
 	done    chan error // the committer's answer
-}
-
-type record struct {
-	bucket []byte
-	key    []byte
-	value  []byte
 }
 
 // Each mutation below changes memory through one of the record helpers at
@@ -278,7 +27,7 @@ type record struct {
 func (tx *Tx) AddCustomPlan(p Plan) Plan {
 	s := tx.s
 	p.ID = fmt.Sprintf("%s%06d", CustomPlanPrefix, s.custom+1)
-	stored := p
+	stored := p.clone()
 	tx.appendPlan(&stored)
 	tx.setCustomPlans(s.custom + 1)
 	return p
@@ -333,7 +82,7 @@ func (tx *Tx) Subscribe(plan Plan, now int64) (Subscription, bool) {
 		Metadata:  map[string]string{},
 	}
 	tx.appendSub(sub, esim)
-	return *sub, true
+	return sub.clone(), true
 }
 
 // UpdateSubscription replaces the subscription with next.ID by next. What
@@ -347,7 +96,7 @@ func (tx *Tx) UpdateSubscription(next Subscription) error {
 	case next.Seq != live.Seq || next.EsimICCID != live.EsimICCID || next.PlanID != live.PlanID || next.AttachmentID != live.AttachmentID:
 		return fmt.Errorf("state: subscription %q: seq, eSIM, plan and attachment cannot change", next.ID)
 	}
-	tx.replaceSub(live, next)
+	tx.replaceSub(live, next.clone())
 	return nil
 }
 
@@ -361,7 +110,7 @@ func (tx *Tx) UpdateEsim(next Esim) error {
 	case !sameString(next.Label, live.Label) || !sameString(next.SubscriptionID, live.SubscriptionID):
 		return fmt.Errorf("state: eSIM %s: label and subscription cannot change", next.ICCID)
 	}
-	tx.replaceEsim(live, next)
+	tx.replaceEsim(live, next.clone())
 	return nil
 }
 
@@ -371,7 +120,7 @@ func sameString(a, b *string) bool { return (a == nil) == (b == nil) && (a == ni
 // buying more would.
 func (tx *Tx) AddEsims(count int, label *string) {
 	s := tx.s
-	now := s.clock()
+	now := tx.Now()
 	before := len(s.esims)
 	anyLen := len(s.freeAny.idx)
 	q := s.freeUnlabelled
@@ -409,17 +158,12 @@ func (tx *Tx) AddEsims(count int, label *string) {
 	}
 }
 
-// MaxClockOffsetSeconds bounds how far the emulator's clock may run ahead of
-// the wall clock: 200 years, twice the longest plan period, far from where
-// Unix seconds overflow.
-const MaxClockOffsetSeconds = 200 * 366 * 86400
-
 // AdvanceClock moves the emulator's clock forward by seconds, which must be
 // positive and keep the clock within MaxClockOffsetSeconds of the wall
 // clock.
 func (tx *Tx) AdvanceClock(seconds int64) error {
-	if seconds <= 0 || seconds > MaxClockOffsetSeconds-tx.s.clockOffset {
-		return fmt.Errorf("state: cannot advance the clock by %d seconds from an offset of %d", seconds, tx.s.clockOffset)
+	if offset := tx.s.clockOffset; seconds <= 0 || seconds > MaxClockOffsetSeconds-offset {
+		return fmt.Errorf("%w; it is %d seconds ahead now", ErrClockBound, offset)
 	}
 	tx.setClockOffset(tx.s.clockOffset + seconds)
 	return nil
@@ -430,10 +174,12 @@ func (tx *Tx) AdvanceClock(seconds int64) error {
 // new cursor key, so cursors issued before are no longer valid.
 func (tx *Tx) Reset(ds Dataset) {
 	s := tx.s
-	saved := s.content // load replaces every slice and map, so this stays intact
-	tx.onUndo(func() { s.content = saved })
+	saved := *s // load replaces every slice and map, so this stays intact
+	tx.onUndo(func() { *s = saved })
 	s.load(ds.normalized(), nil, 0, 0)
-	tx.putAll()
+	if tx.persist {
+		tx.writes.putAll(s)
+	}
 }
 
 // The record helpers: memory, write and undo of one kind of record each.
@@ -500,64 +246,19 @@ func (tx *Tx) rollback() {
 	for i := len(tx.undo) - 1; i >= 0; i-- {
 		tx.undo[i]()
 	}
-	tx.undo, tx.puts = nil, nil
-	tx.reset = false
+	tx.undo, tx.writes = nil, batch{}
 }
 
-// put records v for the commit, encoded now, under the store's lock.
+// put records v for the commit; without a file there is nothing to
+// encode.
 func (tx *Tx) put(bucket, key []byte, v any) {
 	if tx.persist {
-		tx.puts = append(tx.puts, record{bucket, key, encodeRecord(v)})
+		tx.writes.put(bucket, key, v)
 	}
 }
 
 func (tx *Tx) putMeta(key []byte, v int64) {
 	if tx.persist {
-		tx.puts = append(tx.puts, record{bucketMeta, key, formatMeta(v)})
+		tx.writes.putMeta(key, v)
 	}
-}
-
-// putAll replaces the whole stored state with the store's content.
-func (tx *Tx) putAll() {
-	if !tx.persist {
-		return
-	}
-	s := tx.s
-	tx.reset = true
-	tx.puts = append(tx.puts, record{bucketMeta, metaFormat, []byte(stateFormat)}, record{bucketMeta, metaCursorKey, s.cursorKey})
-	tx.putMeta(metaClockOffset, s.clockOffset)
-	tx.putMeta(metaCustomPlans, int64(s.custom))
-	for i, p := range s.plans {
-		tx.put(bucketPlans, indexKey(int64(i)), p)
-	}
-	for i, e := range s.esims {
-		tx.put(bucketEsims, indexKey(int64(i)), e)
-	}
-	for _, sub := range s.subs {
-		tx.put(bucketSubs, indexKey(sub.Seq), sub)
-	}
-}
-
-// writeTo writes the change into a bbolt transaction.
-func (tx *Tx) writeTo(btx *bolt.Tx) error {
-	if tx.reset {
-		for _, name := range allBuckets {
-			if err := btx.DeleteBucket(name); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
-				return err
-			}
-			if _, err := btx.CreateBucket(name); err != nil {
-				return err
-			}
-		}
-	}
-	for _, r := range tx.puts {
-		b := btx.Bucket(r.bucket)
-		if b == nil {
-			return fmt.Errorf("bucket %s is missing", r.bucket)
-		}
-		if err := b.Put(r.key, r.value); err != nil {
-			return err
-		}
-	}
-	return nil
 }

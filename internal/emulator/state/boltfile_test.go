@@ -1,9 +1,10 @@
 //go:build unix
 
-package emulator_test
+package state
 
 import (
 	"bytes"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,11 +14,9 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 )
 
-// A -state file is checked before it is trusted: what is not a state
+// A state file is checked before it is trusted: what is not a state
 // database in good order (truncated, damaged, not a regular file) is
 // refused at once, in one line that names the file and says what is wrong,
 // and the file is left as it was. bbolt alone reads past the end of a
@@ -51,7 +50,7 @@ func TestStateFileRefusedUntouched(t *testing.T) {
 			for i := 2 * ps; i < len(raw); i++ {
 				raw[i] = byte(i * 7)
 			}
-			emulator.WriteFile(t, path, string(raw))
+			writeFile(t, path, raw)
 			return path
 		}, "is damaged"},
 		"both meta pages zeroed": {func(t *testing.T, dir string) string {
@@ -95,9 +94,9 @@ func TestStateFileRefusedUntouched(t *testing.T) {
 			t.Parallel()
 			path := c.make(t, t.TempDir())
 			before := fileState(t, path)
-			err := startWithin(t, path, 5*time.Second)
+			err := openWithin(t, path, 5*time.Second)
 			if err == nil {
-				t.Fatal("the emulator started on it")
+				t.Fatal("the store opened it")
 			}
 			msg := err.Error()
 			if !strings.Contains(msg, path) || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
@@ -112,22 +111,13 @@ func TestStateFileRefusedUntouched(t *testing.T) {
 
 // Damage to any page a state file uses is refused; damage to a free page,
 // or to the room bbolt keeps beyond its pages, is harmless. It never
-// crashes the emulator.
+// crashes the process. The file is one bbolt wrote, damaged a page at a
+// time.
 func TestStateFileDamagedPageNeverCrashes(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	// Large enough for branch pages and records spread over several leaves.
-	ds := emulator.DefaultDataset(40, 600)
-	emu, err := emulator.New(emulator.Options{Token: "t", StatePath: filepath.Join(dir, "state.db"), Dataset: &ds})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 200 {
-		if rec := serve(emu, "POST", "/v1/subscriptions", "127.0.0.1:1", "Bearer t", createBody("plan_004")); rec.Status != 200 {
-			t.Fatalf("create: %s", rec)
-		}
-	}
-	emu.Close()
+	writeStateFile(t, filepath.Join(dir, "state.db"), testDataset(40, 600), 200)
 	good := readAll(t, filepath.Join(dir, "state.db"))
 	ps := pageSize(t, filepath.Join(dir, "state.db"))
 	types := pageTypes(t, filepath.Join(dir, "state.db"))
@@ -138,8 +128,8 @@ func TestStateFileDamagedPageNeverCrashes(t *testing.T) {
 			for i := page * ps; i < (page+1)*ps; i++ {
 				raw[i] = fill
 			}
-			emulator.WriteFile(t, path, string(raw))
-			err := startWithin(t, path, 5*time.Second)
+			writeFile(t, path, raw)
+			err := openWithin(t, path, 5*time.Second)
 			typ := "beyond the pages in use"
 			if page < len(types) {
 				typ = types[page]
@@ -158,28 +148,41 @@ func TestStateFileDamagedPageNeverCrashes(t *testing.T) {
 func stateFile(t *testing.T, dir string) string {
 	t.Helper()
 	path := filepath.Join(dir, "state.db")
-	emu, err := emulator.New(emulator.Options{Token: "t", StatePath: path, Dataset: smallDataset(3, 2)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer emu.Close()
-	for _, plan := range []string{planBasic, planEurope} {
-		if rec := serve(emu, "POST", "/v1/subscriptions", "127.0.0.1:1", "Bearer t", createBody(plan)); rec.Status != 200 {
-			t.Fatalf("create: %s", rec)
-		}
-	}
+	writeStateFile(t, path, testDataset(3, 4), 2)
 	return path
 }
 
-// startWithin starts an emulator on the state file path and closes it; it
-// fails the test when the start does not return within limit.
-func startWithin(t *testing.T, path string, limit time.Duration) error {
+// writeStateFile makes a state database at path from ds, with subs
+// subscriptions, through the store: bbolt writes it.
+func writeStateFile(t *testing.T, path string, ds Dataset, subs int) {
+	t.Helper()
+	s, err := Open(Options{Path: path, Dataset: ds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for range subs {
+		if err := s.Update(func(tx *Tx) error {
+			plan, _ := tx.Plan(ds.Plans[0].ID)
+			if _, ok := tx.Subscribe(plan, tx.Now()); !ok {
+				return errors.New("no eSIM left")
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// openWithin opens the store on the file at path and closes it; it fails
+// the test when the open does not return within limit.
+func openWithin(t *testing.T, path string, limit time.Duration) error {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() {
-		emu, err := emulator.New(emulator.Options{Token: "t", StatePath: path})
+		s, err := Open(Options{Path: path})
 		if err == nil {
-			emu.Close()
+			_ = s.Close()
 		}
 		done <- err
 	}()
@@ -187,8 +190,15 @@ func startWithin(t *testing.T, path string, limit time.Duration) error {
 	case err := <-done:
 		return err
 	case <-time.After(limit):
-		t.Fatalf("starting on %s did not return within %v", path, limit)
+		t.Fatalf("opening %s did not return within %v", path, limit)
 		return nil
+	}
+}
+
+func writeFile(t *testing.T, path string, raw []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -269,7 +279,7 @@ func overwritePage(t *testing.T, path string, page int, fill byte) {
 	for i := page * ps; i < (page+1)*ps; i++ {
 		raw[i] = fill
 	}
-	emulator.WriteFile(t, path, string(raw))
+	writeFile(t, path, raw)
 }
 
 func truncate(t *testing.T, path string, size int) {
