@@ -27,7 +27,7 @@ var (
 
 // stateFormat names the layout of the database; a file with another value
 // is refused rather than misread. /2 held JSON records (never released);
-// /3 holds MessagePack arrays (records.go).
+// /3 holds MessagePack arrays (record_encoder.go).
 const stateFormat = "mobileplan-emulator-state/3"
 
 // lockWait is how long a start waits for another emulator to release the
