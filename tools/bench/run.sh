@@ -29,7 +29,7 @@ list_size=${BENCH_LIST_SIZE:-10000}
 # that state, from internal/emulator/persist_bench_test.go.
 persist_pattern=${BENCH_PERSIST_PATTERN:-BenchmarkPersistence}
 persist_flags=${BENCH_PERSIST_FLAGS:-}
-# The refresh under a rate limit (issue 21): rate_n subscriptions in state,
+# The refresh under a rate limit: rate_n subscriptions in state,
 # rate_newer newer ones in the account, the emulator at rate_limit
 # requests/s per token; rate_rounds plans of each kind, medians reported.
 rate_n=${BENCH_RATE_SIZE:-500}
