@@ -3,12 +3,14 @@ package state
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"testing"
 )
 
-// The test kit of this package: testDataset for a state to start from,
-// dumpOf for comparing whole states, and (boltfile_test.go) writeStateFile
-// and openWithin for state files bbolt wrote.
+// The test kit of this package: testDataset and prepare for a state to
+// start from, dumpOf and reopenedDump for comparing whole states, and
+// (boltfile_test.go) writeStateFile and openWithin for state files bbolt
+// wrote.
 
 // testDataset has plans plans, every third with the label "europe", and
 // esims free eSIMs, every second labelled "europe".
@@ -62,4 +64,48 @@ func dumpOf(t *testing.T, s *Store) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// prepare opens a store at path (memory only when empty) holding a
+// subscription, with beforeCommit as its commit hook.
+func prepare(t *testing.T, path string, beforeCommit func() error) *Store {
+	t.Helper()
+	s, err := Open(Options{Path: path, Dataset: testDataset(4, 6), BeforeCommit: beforeCommit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if err := s.Update(txOperations["Subscribe"]); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// reopen opens the store file at path again.
+func reopen(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// reopenedDump closes s and dumps what a store reopened from its file holds.
+func reopenedDump(t *testing.T, s *Store, path string) string {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dumpOf(t, reopen(t, path))
+}
+
+// storePath is where a test's store keeps its file: none ("") for
+// "memory", a fresh file for "file".
+func storePath(t *testing.T, where string) string {
+	if where == "memory" {
+		return ""
+	}
+	return filepath.Join(t.TempDir(), "state.db")
 }

@@ -3,7 +3,6 @@ package state
 import (
 	"errors"
 	"iter"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"sync/atomic"
@@ -53,21 +52,6 @@ func firstSubscription(r interface{ Subscriptions() iter.Seq[Subscription] }) (S
 	return Subscription{}, false
 }
 
-// prepare opens a store at path (memory only when empty) holding a
-// subscription, with beforeCommit as its commit hook.
-func prepare(t *testing.T, path string, beforeCommit func() error) *Store {
-	t.Helper()
-	s, err := Open(Options{Path: path, Dataset: testDataset(4, 6), BeforeCommit: beforeCommit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	if err := s.Update(txOperations["Subscribe"]); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func TestTx_operationsCoverEveryMutation(t *testing.T) {
 	t.Parallel()
 	read := map[string]bool{}
@@ -99,16 +83,13 @@ func TestTx_committedChangeSurvivesReopening(t *testing.T) {
 	for name, op := range txOperations {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "state.db")
+			path := storePath(t, "file")
 			s := prepare(t, path, nil)
 			if err := s.Update(op); err != nil {
 				t.Fatal(err)
 			}
 			want := dumpOf(t, s)
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if got := dumpOf(t, reopen(t, path)); got != want {
+			if got := reopenedDump(t, s, path); got != want {
 				t.Errorf("reopened:\n got %s\nwant %s", got, want)
 			}
 		})
@@ -122,7 +103,7 @@ func TestTx_failedWriteIsUndone(t *testing.T) {
 	for name, op := range txOperations {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "state.db")
+			path := storePath(t, "file")
 			var failing atomic.Bool
 			s := prepare(t, path, func() error {
 				if failing.Load() {
@@ -139,10 +120,7 @@ func TestTx_failedWriteIsUndone(t *testing.T) {
 			if got := dumpOf(t, s); got != before {
 				t.Errorf("memory kept what the file refused:\n got %s\nwant %s", got, before)
 			}
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if got := dumpOf(t, reopen(t, path)); got != before {
+			if got := reopenedDump(t, s, path); got != before {
 				t.Errorf("the file kept what was refused:\n got %s\nwant %s", got, before)
 			}
 		})
@@ -157,10 +135,7 @@ func TestTx_refusedChangeIsUndone(t *testing.T) {
 		for _, where := range []string{"memory", "file"} {
 			t.Run(name+" in "+where, func(t *testing.T) {
 				t.Parallel()
-				path := ""
-				if where == "file" {
-					path = filepath.Join(t.TempDir(), "state.db")
-				}
+				path := storePath(t, where)
 				s := prepare(t, path, nil)
 				before := dumpOf(t, s)
 				err := s.Update(func(tx *Tx) error {
@@ -190,10 +165,7 @@ func TestTx_readsShareNothingWithTheState(t *testing.T) {
 	for _, where := range []string{"memory", "file"} {
 		t.Run(where, func(t *testing.T) {
 			t.Parallel()
-			path := ""
-			if where == "file" {
-				path = filepath.Join(t.TempDir(), "state.db")
-			}
+			path := storePath(t, where)
 			s := prepare(t, path, nil)
 			if err := s.Update(txOperations["UpdateSubscription"]); err != nil {
 				t.Fatal(err)
@@ -231,14 +203,4 @@ func TestTx_readsShareNothingWithTheState(t *testing.T) {
 			}
 		})
 	}
-}
-
-func reopen(t *testing.T, path string) *Store {
-	t.Helper()
-	s, err := Open(Options{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
 }
