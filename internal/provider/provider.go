@@ -81,7 +81,7 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 			"base_url": schema.StringAttribute{
 				MarkdownDescription: "Address of the service, such as `https://api.example.com`. Must be `https`, except for loopback hosts (`localhost`, any address in `127.0.0.0/8`, `[::1]`) where the emulator runs, since anywhere else the token would travel in clear text. May also be set with the `" + EnvBaseURL + "` environment variable; a value in the provider block takes precedence, and an empty string counts as unset.",
 				Optional:            true,
-				Validators:          []validator.String{baseURLValidator{}},
+				Validators:          []validator.String{validBaseURL},
 			},
 			"api_token": schema.StringAttribute{
 				MarkdownDescription: "Access token of the account, sent as a bearer token. May also be set with the `" + EnvAPIToken + "` environment variable, which keeps it out of the configuration; a value in the provider block takes precedence, and an empty string counts as unset.",
@@ -97,7 +97,7 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 			"request_timeout": schema.StringAttribute{
 				MarkdownDescription: "Time limit of each request attempt, as a Go duration such as `30s` or `2m` (default `" + client.DefaultRequestTimeout.String() + "`).",
 				Optional:            true,
-				Validators:          []validator.String{durationValidator{}},
+				Validators:          []validator.String{positiveDuration},
 			},
 			"preflight": schema.StringAttribute{
 				MarkdownDescription: "What `terraform plan` does when a planned subscription create would fail at apply: its plan does not exist, is archived or is an addon, or the free eSIM inventory cannot serve every create of the run. " +

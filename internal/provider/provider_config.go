@@ -98,7 +98,7 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		cc.MaxRetries = &maxRetries
 	}
 	if s := cfg.RequestTimeout.ValueString(); s != "" {
-		cc.RequestTimeout, _ = time.ParseDuration(s) // checked by durationValidator
+		cc.RequestTimeout, _ = time.ParseDuration(s) // checked by positiveDuration
 	}
 	c, err := client.New(cc)
 	if err != nil {

@@ -1,13 +1,11 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
@@ -23,26 +21,6 @@ const expiresBeforeDescription = "Keep only subscriptions whose `expire_at` is b
 	"A subscription not yet active has no `expire_at` and never matches."
 
 var expiresBeforePath = path.Root("expires_before")
-
-// rfc3339Validator accepts an RFC 3339 timestamp. A value known only at
-// plan time, such as one from plantimestamp(), is checked again when it is
-// used (parseExpiresBefore).
-type rfc3339Validator struct{}
-
-func (rfc3339Validator) Description(context.Context) string {
-	return "must be an RFC 3339 timestamp such as 2026-12-01T00:00:00Z"
-}
-
-func (v rfc3339Validator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (rfc3339Validator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if _, err := time.Parse(time.RFC3339, req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.Append(invalidTimestamp(req.Path, req.ConfigValue.ValueString()))
-	}
-}
 
 func invalidTimestamp(at path.Path, value string) diag.Diagnostic {
 	return diag.NewAttributeErrorDiagnostic(at, "Invalid timestamp",

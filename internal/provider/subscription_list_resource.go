@@ -68,7 +68,7 @@ func (l *subscriptionListResource) ListResourceConfigSchema(_ context.Context, _
 			"expires_before": lschema.StringAttribute{
 				MarkdownDescription: expiresBeforeDescription,
 				Optional:            true,
-				Validators:          []validator.String{rfc3339Validator{}},
+				Validators:          []validator.String{rfc3339Timestamp},
 			},
 		},
 	}

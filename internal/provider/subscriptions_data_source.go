@@ -44,7 +44,7 @@ func (d *subscriptionsDataSource) Schema(_ context.Context, _ datasource.SchemaR
 				Validators:          []validator.String{stringvalidator.OneOf(client.StateReady, client.StateActive, client.StateExpired)},
 			},
 			"plan_id":        dschema.StringAttribute{MarkdownDescription: "Keep only subscriptions made from this plan.", Optional: true, Validators: notEmpty()},
-			"expires_before": dschema.StringAttribute{MarkdownDescription: expiresBeforeDescription, Optional: true, Validators: []validator.String{rfc3339Validator{}}},
+			"expires_before": dschema.StringAttribute{MarkdownDescription: expiresBeforeDescription, Optional: true, Validators: []validator.String{rfc3339Timestamp}},
 			"max_items":      maxItemsAttribute(),
 			"ids":            keysAttribute("Ids of the subscriptions found, in the same order as `subscriptions`."),
 			"subscriptions":  itemsAttribute("The subscriptions found, newest first.", subscriptionDataSourceAttributes(false)),

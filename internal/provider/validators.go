@@ -2,9 +2,12 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
@@ -17,42 +20,56 @@ func notEmpty() []validator.String {
 	return []validator.String{stringvalidator.LengthAtLeast(1)}
 }
 
-// baseURLValidator rejects an unusable or clear-text base_url at plan time,
-// when it is written in the configuration. Configure checks the environment
-// variable the same way.
-type baseURLValidator struct{}
-
-func (baseURLValidator) Description(context.Context) string {
-	return "must be an https URL, or http to a loopback host"
+// parsedString refuses, when the configuration is validated, a value the
+// provider would otherwise fail to parse later: a typo then fails
+// `terraform validate` and the plan at its line, not the apply. A value
+// known only at apply is checked where it is used.
+type parsedString struct {
+	description string
+	// check is the error for a bad value, nil for a good one.
+	check func(at path.Path, value string) diag.Diagnostic
 }
 
-func (v baseURLValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v parsedString) Description(context.Context) string { return v.description }
 
-func (baseURLValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() || req.ConfigValue.ValueString() == "" {
-		return // unset: the environment variable applies
-	}
-	if _, err := client.ParseBaseURL(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid base_url", err.Error())
-	}
-}
+func (v parsedString) MarkdownDescription(context.Context) string { return v.description }
 
-// durationValidator accepts Go duration strings greater than zero.
-type durationValidator struct{}
-
-func (durationValidator) Description(context.Context) string {
-	return "must be a positive duration such as 30s or 2m"
-}
-
-func (v durationValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (durationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (v parsedString) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	d, err := time.ParseDuration(req.ConfigValue.ValueString())
-	if err != nil || d <= 0 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration",
-			"request_timeout must be a positive Go duration such as \"30s\" or \"2m\", got "+req.ConfigValue.String()+".")
+	if d := v.check(req.Path, req.ConfigValue.ValueString()); d != nil {
+		resp.Diagnostics.Append(d)
 	}
 }
+
+// validBaseURL rejects an unusable or clear-text base_url. Configure checks
+// the environment variable the same way.
+var validBaseURL = parsedString{"must be an https URL, or http to a loopback host", func(at path.Path, value string) diag.Diagnostic {
+	if value == "" {
+		return nil // unset: the environment variable applies
+	}
+	if _, err := client.ParseBaseURL(value); err != nil {
+		return diag.NewAttributeErrorDiagnostic(at, "Invalid base_url", err.Error())
+	}
+	return nil
+}}
+
+// positiveDuration accepts Go duration strings greater than zero.
+var positiveDuration = parsedString{"must be a positive duration such as 30s or 2m", func(at path.Path, value string) diag.Diagnostic {
+	if d, err := time.ParseDuration(value); err != nil || d <= 0 {
+		return diag.NewAttributeErrorDiagnostic(at, "Invalid duration",
+			fmt.Sprintf("%s must be a positive Go duration such as \"30s\" or \"2m\", got %q.", at, value))
+	}
+	return nil
+}}
+
+// rfc3339Timestamp accepts an RFC 3339 timestamp. A value known only at
+// plan time, such as one from plantimestamp(), is checked again when it is
+// used (parseExpiresBefore).
+var rfc3339Timestamp = parsedString{"must be an RFC 3339 timestamp such as 2026-12-01T00:00:00Z", func(at path.Path, value string) diag.Diagnostic {
+	if _, err := time.Parse(time.RFC3339, value); err != nil {
+		return invalidTimestamp(at, value)
+	}
+	return nil
+}}
