@@ -90,8 +90,9 @@ locals {
 # plan and apply, give their resources early_renewal_hours. A subscription
 # inside that window (or expired) is replaced by a new one on a new eSIM,
 # which the device must be given; the old one stays at the service. With
-# destroy = false (OpenTofu 1.12 and later, Terraform 1.16 and later) the
-# plan shows the old one as forgotten, which is what happens at this service:
+# destroy = false (OpenTofu 1.12 and later; Terraform 1.16 and later,
+# untested here) the plan shows the old one as forgotten, which is what
+# happens at this service:
 #
 #   resource "mobileplan_subscription" "phone" {
 #     plan_id             = "plan_001"

@@ -6,9 +6,10 @@ resource "mobileplan_subscription" "field_tablet" {
   plan_id             = "plan_001"
   early_renewal_hours = 72
 
-  # OpenTofu 1.12 and later, Terraform 1.16 and later: plan a renewal, and
-  # a destroy, as "forget", which is what happens at this service. Leave
-  # this block out on older versions, which refuse it.
+  # OpenTofu 1.12 and later (tested on 1.12.6), Terraform 1.16 and later
+  # (its minimum, not tested here): plan a renewal, and a destroy, as
+  # "forget", which is what happens at this service. Leave this block out
+  # on older versions, which refuse it.
   lifecycle {
     destroy = false
   }
