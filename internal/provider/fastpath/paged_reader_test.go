@@ -110,6 +110,9 @@ func requireReadEach(t *testing.T, srv *account, ids []string, maxRetries int) r
 // as Terraform does to store and plan what a Read answered.
 func refreshAllPausing(t *testing.T, srv *account, ids []string, maxRetries int, pause time.Duration) map[string]*client.Subscription {
 	t.Helper()
+	// The reader's waits and the pauses below must run on the bubble's
+	// fake clock: synctest.Wait panics outside a bubble.
+	synctest.Wait()
 	p := newPagedReader(inProcessClient(t, srv, maxRetries))
 	var mu sync.Mutex
 	out := map[string]*client.Subscription{}
@@ -125,6 +128,9 @@ func refreshAllPausing(t *testing.T, srv *account, ids []string, maxRetries int,
 				mu.Lock()
 				out[id] = sub
 				mu.Unlock()
+				// Terraform's work between Reads. In the bubble this
+				// sleep is fake time, passing only when every goroutine
+				// waits: no wall-clock time, however loaded the machine.
 				time.Sleep(pause)
 			}
 		})
