@@ -127,6 +127,7 @@ func New(cfg Config) (*Client, error) {
 	rt = userAgent{value: cfg.UserAgent, next: rt}
 	rt = logging{token: cfg.Token, next: rt}
 	rt = attemptTimeout{timeout: cfg.RequestTimeout, next: rt}
+	rt = seeThrough{next: rt}
 	rt = pacing{pace: newPace(cfg.MaxRequestsPerSecond), maxWait: cfg.MaxRateLimitWait, next: rt}
 
 	rc := retryablehttp.NewClient()

@@ -30,6 +30,11 @@ import (
 
 // shouldRetry is the retryablehttp CheckRetry policy.
 func shouldRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if err == nil && resp != nil && ctx.Err() != nil {
+		// An answer that came after the caller stopped (a create seen
+		// through) is the outcome, not a cancelled request.
+		return false, nil
+	}
 	retry, policyErr := retryablehttp.DefaultRetryPolicy(ctx, resp, err)
 	var redirect *RedirectError
 	var waitErr *RateLimitWaitError

@@ -16,8 +16,9 @@ import (
 
 // The HTTP layer is a chain of small RoundTrippers, innermost last:
 // retryablehttp (retry policy) → pacing (pace.go: the shared rate, 429s
-// waited out) → per-attempt timeout → logging → user agent → bearer auth →
-// net/http.
+// waited out) → seeThrough (see_through.go: a create once sent is answered
+// even when the caller stops) → per-attempt timeout → logging → user agent
+// → bearer auth → net/http.
 // Each layer does one thing, and the token is added below the logging layer
 // so no log line can ever see it.
 

@@ -5,11 +5,14 @@
 package emulator
 
 import (
+	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"io"
 	"log"
+	"maps"
 	"math"
 	"net"
 	"net/http"
@@ -155,16 +158,7 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // limit, in that order: the faults stand for what a proxy in front of the
 // service does, and the limit is the service's, per token.
 func (e *Emulator) apiMiddleware(next http.HandlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		e.count(r.Pattern)
-		latency, rule := e.faults.plan(r)
-		if latency > 0 {
-			select {
-			case <-time.After(latency):
-			case <-r.Context().Done():
-				return
-			}
-		}
+	serve := func(w http.ResponseWriter, r *http.Request, rule *FaultRule) {
 		if rule != nil && e.faults.answer(w, rule) {
 			return
 		}
@@ -184,7 +178,60 @@ func (e *Emulator) apiMiddleware(next http.HandlerFunc) http.Handler {
 			return
 		}
 		next(w, r)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.count(r.Pattern)
+		latency, rule := e.faults.plan(r)
+		switch {
+		case latency == 0:
+			serve(w, r, rule)
+		case rule != nil && (rule.Action == "drop" || rule.Action == "reset"):
+			// Faults of the connection itself need it: the delay comes
+			// first, as the network's would.
+			select {
+			case <-time.After(latency):
+				serve(w, r, rule)
+			case <-r.Context().Done():
+			}
+		default:
+			// A slow service has already acted on what it received when
+			// the client gives up waiting (the contract): the request is
+			// served at once, and only its answer waits.
+			held := &heldAnswer{header: http.Header{}}
+			serve(held, r, rule)
+			select {
+			case <-time.After(latency):
+				held.sendTo(w)
+			case <-r.Context().Done():
+			}
+		}
 	})
+}
+
+// heldAnswer records an answer to send later.
+type heldAnswer struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (h *heldAnswer) Header() http.Header { return h.header }
+
+func (h *heldAnswer) WriteHeader(status int) {
+	if h.status == 0 {
+		h.status = status
+	}
+}
+
+func (h *heldAnswer) Write(b []byte) (int, error) {
+	h.WriteHeader(http.StatusOK)
+	return h.body.Write(b)
+}
+
+func (h *heldAnswer) sendTo(w http.ResponseWriter) {
+	maps.Copy(w.Header(), h.header)
+	w.WriteHeader(cmp.Or(h.status, http.StatusOK))
+	_, _ = w.Write(h.body.Bytes())
 }
 
 func (e *Emulator) authorized(r *http.Request) bool {

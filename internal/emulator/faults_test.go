@@ -367,3 +367,18 @@ func TestFaultRuleExactPath(t *testing.T) {
 	mustStatus(t, api(t, srv, "GET", "/v1/subscriptions/"+sub.ID, ""), 200)
 	requireError(t, api(t, srv, "GET", "/v1/subscriptions?pageSize=25", ""), 503, "internal")
 }
+
+// A slow service has acted on a request when its client gives up waiting
+// for the answer: the create made while the client waited is there.
+func TestFaultLatencyActsOnWhatItReceived(t *testing.T) {
+	t.Parallel()
+	srv := emulatortest.Start(t, emulator.Options{})
+	srv.SetFaults(emulator.Faults{LatencyMs: 300})
+	hc := &http.Client{Timeout: 50 * time.Millisecond}
+	if _, err := trySend(hc, "POST", srv.URL+"/v1/subscriptions", "Bearer "+srv.Token, `{"planId":"plan_001"}`); err == nil {
+		t.Fatal("a 50 ms client timeout did not fire against 300 ms latency")
+	}
+	if n := srv.Stats().Subscriptions; n != 1 {
+		t.Errorf("%d subscriptions after a create whose client gave up, want 1: the service acts on what it received", n)
+	}
+}
