@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"path"
 	"strings"
 )
 
@@ -12,7 +13,8 @@ import (
 // client and by every check made before it is built. It accepts https URLs,
 // and http only for loopback hosts (the emulator): the API token travels in
 // every request's Authorization header and must never cross a network in
-// clear text. The URL must carry no credentials, query or fragment. Errors
+// clear text. The URL must carry no credentials, query or fragment, and
+// must not end in /v1, the version every path of the service begins with. Errors
 // quote the URL with its user information redacted, even when it does not
 // parse, because it may hold a password.
 func ParseBaseURL(raw string) (*url.URL, error) {
@@ -35,6 +37,9 @@ func ParseBaseURL(raw string) (*url.URL, error) {
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("%q has a query or fragment; give only scheme, host, port and an optional path prefix", shown)
+	}
+	if path.Base(u.Path) == "v1" {
+		return nil, fmt.Errorf("%q ends in /v1; give the service's root, without /v1: every path of the service begins with it", shown)
 	}
 	if u.Scheme == "http" && !isLoopbackHost(u.Hostname()) {
 		return nil, fmt.Errorf("%q uses plain http to a host that is not loopback; the API token would travel in clear text. Use https, or http only with localhost, an address in 127.0.0.0/8 or [::1] (the emulator)", shown)

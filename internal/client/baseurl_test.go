@@ -1,6 +1,7 @@
 package client
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -88,5 +89,50 @@ func TestNewAppliesTheBaseURLRule(t *testing.T) {
 	_, err = New(Config{BaseURL: "https://user:pa55word@api.example.com", Token: "t"})
 	if err == nil || strings.Contains(err.Error(), "pa55") {
 		t.Errorf("New with credentials in the base URL: %v, want a refusal without the password", err)
+	}
+}
+
+// A wrong base URL is named as such: every path of the service is unknown
+// there, and a 404 then says that, never that a plan or subscription is
+// missing. A base URL ending in /v1, the usual slip, is refused outright.
+func TestNotFoundOfAPathIsNoSuchPath(t *testing.T) {
+	t.Parallel()
+	emu := startEmulator(t, nil)
+	wrong, _ := newTestClient(t, emu.URL+"/apii", nil)
+	for name, call := range map[string]func() error{
+		"object": func() error { _, err := wrong.GetPlan(bg, "plan_001"); return err },
+		"create": func() error {
+			_, err := wrong.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
+			return err
+		},
+		"list": func() error { _, err := Collect(wrong.Plans(bg), nil, 0); return err },
+	} {
+		err := call()
+		var noPath *NoSuchPathError
+		if !errors.As(err, &noPath) || IsNotFound(err) || !strings.Contains(err.Error(), emu.URL+"/apii/v1/") {
+			t.Errorf("%s: error = %v, want a NoSuchPathError naming the whole URL", name, err)
+		}
+		var uncertain *UncertainCreateError
+		if errors.As(err, &uncertain) {
+			t.Errorf("%s: a path that does not exist created nothing: %v", name, err)
+		}
+	}
+
+	right, _ := newTestClient(t, emu.URL, nil)
+	_, err := right.GetPlan(bg, "plan_404")
+	var noPath *NoSuchPathError
+	if !IsNotFound(err) || errors.As(err, &noPath) {
+		t.Errorf("a plan the service does not have: %v, want not found", err)
+	}
+	before := emu.RequestCounts()["GET /v1/plans"]
+	if _, err := right.GetSubscription(bg, "sub_404"); !IsNotFound(err) {
+		t.Errorf("a subscription the service does not have: %v, want not found", err)
+	}
+	if after := emu.RequestCounts()["GET /v1/plans"] + emu.RequestCounts()["GET /v1/subscriptions"]; after != before {
+		t.Errorf("%d collection requests after the base URL had answered, want none", after-before)
+	}
+
+	if _, err := New(Config{BaseURL: emu.URL + "/v1/", Token: emu.Token}); err == nil || !strings.Contains(err.Error(), "without /v1") {
+		t.Errorf("New with a base URL ending in /v1: %v, want it refused with the hint", err)
 	}
 }

@@ -422,6 +422,10 @@ func TestIDEscapedOnceInPath(t *testing.T) {
 	t.Parallel()
 	var seen, ids strList
 	srv := startServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if strings.Count(r.URL.Path, "/") < 3 { // the collection a first 404 is checked against
+			writeJSONResponse(w, 200, map[string]any{"items": []any{}, "nextPage": nil})
+			return
+		}
 		seen.add(r.URL.EscapedPath())
 		ids.add(r.URL.Path)
 		writeServiceError(w, 404, "notFound", "no such thing")

@@ -14,6 +14,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -78,6 +80,9 @@ type Client struct {
 	timeout  time.Duration
 	maxPages int
 	token    string // only to keep it out of errors; the auth transport sends it
+	// reached is set by the first success answer: base_url leads to the
+	// service, so a 404 from then on is about an object, not a path.
+	reached atomic.Bool
 }
 
 // New checks cfg and builds a Client.
@@ -219,6 +224,11 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 	defer resp.Body.Close()
 	raw, readErr := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
 
+	if resp.StatusCode == http.StatusNotFound {
+		if err := c.noSuchPath(ctx, call, u.String(), raw); err != nil {
+			return err
+		}
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		apiErr := decodeAPIError(resp.StatusCode, resp.Header, hideSecret(raw, c.token))
 		apiErr.hideSecret(c.token)
@@ -228,6 +238,7 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 		}
 		return apiErr
 	}
+	c.reached.Store(true)
 	var decodeErr error
 	switch {
 	case readErr != nil:
@@ -245,6 +256,27 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 		return err
 	}
 	return nil
+}
+
+// noSuchPath tells a 404 about a path from one about an object. Only an
+// object's own path (/v1/plans/{id}) may answer 404; a collection that
+// does, or an object's 404 while the collection above it does too, means
+// that base_url does not lead to the service. Until a first success
+// answer, an object's 404 is checked once against its collection.
+func (c *Client) noSuchPath(ctx context.Context, call Call, requested string, body []byte) error {
+	collection := call.Path
+	if strings.Count(call.Path, "/") > 2 {
+		if c.reached.Load() {
+			return nil
+		}
+		collection = call.Path[:strings.LastIndex(call.Path, "/")]
+		probe := c.call(ctx, "check the base URL", http.MethodGet, collection, url.Values{"pageSize": {"1"}}, nil, nil)
+		var noPath *NoSuchPathError
+		if !errors.As(probe, &noPath) {
+			return nil
+		}
+	}
+	return &NoSuchPathError{Call: call, URL: requested, BodyExcerpt: excerpt(hideSecret(body, c.token))}
 }
 
 func isTimeout(err error) bool {

@@ -111,6 +111,20 @@ func statusIs(err error, status int) bool {
 	return errors.As(err, &apiErr) && apiErr.StatusCode == status
 }
 
+// NoSuchPathError is a 404 that is not the service's answer about an
+// object: the path itself is unknown where base_url points, so base_url
+// is wrong (a path prefix too many, a typo), and no plan or subscription
+// is missing.
+type NoSuchPathError struct {
+	Call
+	URL         string // the whole URL requested
+	BodyExcerpt string
+}
+
+func (e *NoSuchPathError) Error() string {
+	return fmt.Sprintf("%s: the service at %s has no such path (HTTP 404): the base URL does not lead to the service", e.Call, e.URL)
+}
+
 // UncertainCreateError means a create request may have taken effect at the
 // service although no answer says so: the connection dropped or timed out
 // after the request was sent, a gateway answered 5xx, or the answer could

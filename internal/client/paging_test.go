@@ -268,7 +268,9 @@ func TestPagingFailureMidwayGivesPageError(t *testing.T) {
 	}
 }
 
-func TestPagingNotFoundIsVisibleThroughPageError(t *testing.T) {
+// A list never answers 404 at the service: one that does is not there,
+// and base_url is wrong; nothing is missing.
+func TestPagingNotFoundIsNoSuchPath(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, func(w http.ResponseWriter, r *http.Request) {
 		writeServiceError(w, 404, "notFound", "no such list")
@@ -276,8 +278,9 @@ func TestPagingNotFoundIsVisibleThroughPageError(t *testing.T) {
 	c, _ := newTestClient(t, srv.URL, nil)
 	_, err := Collect(c.Plans(bg), nil, 0)
 	var pageErr *PageError
-	if !errors.As(err, &pageErr) || pageErr.Page != 1 || pageErr.ItemsRead != 0 || !IsNotFound(err) {
-		t.Errorf("error = %v, want a PageError for page 1 that IsNotFound", err)
+	var noPath *NoSuchPathError
+	if !errors.As(err, &pageErr) || pageErr.Page != 1 || !errors.As(err, &noPath) || IsNotFound(err) {
+		t.Errorf("error = %v, want a PageError for page 1 that is a NoSuchPathError", err)
 	}
 }
 

@@ -110,8 +110,13 @@ func TestShouldRetryPolicy(t *testing.T) {
 	ctx, cancel := context.WithCancel(bg)
 	cancel()
 	ctx, _ = withAttempt(ctx, "GET")
-	if got, err := shouldRetry(ctx, &http.Response{StatusCode: 503}, nil); got || !errors.Is(err, context.Canceled) {
+	if got, err := shouldRetry(ctx, nil, context.Canceled); got || !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: shouldRetry = %v, %v; want false, context.Canceled", got, err)
+	}
+	// An answer that came after the caller stopped (a create seen through)
+	// is the outcome: not retried, and not replaced by the cancellation.
+	if got, err := shouldRetry(ctx, &http.Response{StatusCode: 503}, nil); got || err != nil {
+		t.Errorf("cancelled context with an answer: shouldRetry = %v, %v; want false, nil", got, err)
 	}
 }
 
@@ -481,10 +486,18 @@ func TestNoRetry4xx(t *testing.T) {
 				t.Parallel()
 				var calls counter
 				srv := startServer(t, func(w http.ResponseWriter, r *http.Request) {
+					if r.URL.Path == "/v1/subscriptions" && r.Method == "GET" {
+						// the collection, which a first 404 of an object is checked against
+						writeJSONResponse(w, 200, map[string]any{"items": []any{}, "nextPage": nil})
+						return
+					}
 					calls.add(r)
 					writeServiceError(w, status, "someCode", "refused")
 				})
 				c, clock := newTestClient(t, srv.URL, nil)
+				if method == "POST" && status == 404 {
+					return // a create path answering 404 is a wrong base URL: TestNotFoundOfAPathIsNoSuchPath
+				}
 				var err error
 				if method == "GET" {
 					_, err = c.GetSubscription(bg, "sub_1")

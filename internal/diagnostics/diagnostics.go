@@ -40,7 +40,11 @@ func Detail(err error) string {
 	var uncertain *client.UncertainCreateError
 	var apiErr *client.APIError
 	var reqErr *client.RequestError
+	var noPath *client.NoSuchPathError
 	switch {
+	case errors.As(err, &noPath):
+		return fmt.Sprintf("The service at %s has no such path (HTTP 404) to %s: check base_url. It must be the service's root, "+
+			"such as https://api.example.com, without /v1: every path the provider requests begins with /v1. Nothing is missing at the service.", noPath.URL, noPath.Operation)
 	case errors.As(err, &pageErr):
 		return fmt.Sprintf("Listing stopped at page %d, after %d items had been read.\n", pageErr.Page, pageErr.ItemsRead) + Detail(pageErr.Err)
 	case errors.As(err, &uncertain):

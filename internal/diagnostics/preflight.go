@@ -1,6 +1,7 @@
 package diagnostics
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -139,10 +140,12 @@ func ordinal(n int) string {
 
 // ReadFailed: a read the preflight needs failed, so the check could not run.
 func ReadFailed(what string, err error) Finding {
-	return Finding{
-		Summary: "Preflight could not read " + what,
-		Detail:  Detail(err) + "\n\nSo the plan-time check of this create could not run; try again.",
+	next := "So the plan-time check of this create could not run; try again."
+	var noPath *client.NoSuchPathError
+	if errors.As(err, &noPath) {
+		next = "So the plan-time check of this create could not run, and no create can succeed until base_url is corrected."
 	}
+	return Finding{Summary: "Preflight could not read " + what, Detail: Detail(err) + "\n\n" + next}
 }
 
 // UnknownPlanSkipped is the warning for a create whose plan_id is known only

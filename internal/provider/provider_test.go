@@ -53,12 +53,13 @@ func TestProvider_rejectsBadSettings(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
 	for name, tc := range map[string]struct{ block, want string }{
-		"timeout":   {`request_timeout = "soon"`, `Invalid duration`},
-		"negative":  {`request_timeout = "-5s"`, `Invalid duration`},
-		"retries":   {`max_retries = 11`, `max_retries value must be between 0 and 10`},
-		"not a url": {`base_url = "api.example.com"`, `not an absolute http\(s\) URL`},
-		"userinfo":  {`base_url = "https://user:pw@api.example.com"`, `carries credentials`},
-		"rate zero": {`max_requests_per_second = 0`, `(?s)max_requests_per_second.*value must be at least`},
+		"timeout":     {`request_timeout = "soon"`, `Invalid duration`},
+		"negative":    {`request_timeout = "-5s"`, `Invalid duration`},
+		"retries":     {`max_retries = 11`, `max_retries value must be between 0 and 10`},
+		"not a url":   {`base_url = "api.example.com"`, `not an absolute http\(s\) URL`},
+		"userinfo":    {`base_url = "https://user:pw@api.example.com"`, `carries credentials`},
+		"rate zero":   {`max_requests_per_second = 0`, `(?s)max_requests_per_second.*value must be at least`},
+		"ends in /v1": {fmt.Sprintf(`base_url = "%s/v1"`, srv.URL), `(?s)Invalid base_url.*ends in /v1; give the service.s root, without\s+/v1`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			resource.Test(t, resource.TestCase{
@@ -74,6 +75,33 @@ data "mobileplan_plans" "all" {}
 					ExpectError: regexp.MustCompile(tc.want),
 				}},
 			})
+		})
+	}
+}
+
+// A base_url that does not lead to the service is named as the cause, by
+// the plan-time check, the create and the data source alike; no plan or
+// subscription is said to be missing.
+func TestProvider_wrongBaseURLSaysSo(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	for name, tc := range map[string]struct{ settings, body string }{
+		"preflight":   {"", `resource "mobileplan_subscription" "s" { plan_id = "plan_001" }`},
+		"create":      {`preflight = "off"`, `resource "mobileplan_subscription" "s" { plan_id = "plan_001" }`},
+		"data source": {"", `data "mobileplan_plan" "p" { id = "plan_001" }`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviders,
+				Steps: []resource.TestStep{{
+					Config:      fmt.Sprintf("provider \"mobileplan\" {\n  base_url = %q\n  api_token = %q\n  %s\n}\n%s\n", srv.URL+"/apii", srv.Token, tc.settings, tc.body),
+					ExpectError: regexp.MustCompile(`(?s)The service at ` + regexp.QuoteMeta(srv.URL) + `/apii/v1/\S+ has no such path.*check base_url`),
+				}},
+			})
+			if n := srv.Stats().Subscriptions; n != 0 {
+				t.Errorf("%d subscriptions created", n)
+			}
 		})
 	}
 }
