@@ -5,6 +5,7 @@
 package diagnostics
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -42,6 +43,9 @@ func Detail(err error) string {
 	var reqErr *client.RequestError
 	var noPath *client.NoSuchPathError
 	switch {
+	case errors.Is(err, context.Canceled) && !errors.As(err, &uncertain):
+		return facts(err) + "\n\nTerraform asked the provider to stop (an interrupt) before this request was sent, so the service did nothing. " +
+			"Requests already sent were seen through and recorded in state; applying again does the rest."
 	case errors.As(err, &noPath):
 		return fmt.Sprintf("The service at %s has no such path (HTTP 404) to %s: check base_url. It must be the service's root, "+
 			"such as https://api.example.com, without /v1: every path the provider requests begins with /v1. Nothing is missing at the service.", noPath.URL, noPath.Operation)
