@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -42,7 +43,12 @@ func Detail(err error) string {
 	var apiErr *client.APIError
 	var reqErr *client.RequestError
 	var noPath *client.NoSuchPathError
+	var waitErr *client.RateLimitWaitError
 	switch {
+	case errors.As(err, &waitErr):
+		return fmt.Sprintf("Not sent: the service's rate limit asked to wait %s more, past this request's deadline.", waitErr.Wait.Round(time.Second)) + rateLimitAdvice
+	case errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &uncertain) && (!errors.As(err, &reqErr) || reqErr.Timeout == 0):
+		return facts(err) + "\n\nThe operation's time limit (for a create, timeouts.create) ran out before this request was sent, so the service did nothing." + rateLimitAdvice
 	case errors.Is(err, context.Canceled) && !errors.As(err, &uncertain):
 		return facts(err) + "\n\nTerraform asked the provider to stop (an interrupt) before this request was sent, so the service did nothing. " +
 			"Requests already sent were seen through and recorded in state; applying again does the rest."
@@ -135,6 +141,12 @@ func facts(err error) string {
 	return err.Error()
 }
 
+// rateLimitAdvice follows a request the service's rate limit held past its
+// deadline.
+const rateLimitAdvice = " A create may wait as long as its timeouts.create (default 10m), any other request 10 minutes. " +
+	"A request answered 429 was not acted on, and one not sent did nothing, so applying again is safe, a create included. " +
+	"If the account's quota is shared, set max_requests_per_second to this run's share, or lower -parallelism; see the Rate limits guide."
+
 const uncertainAdvice = "The service may have created the subscription even so. It was not retried, so that no second eSIM is used. " +
 	"Look for it among the newest subscriptions (the mobileplan_subscriptions data source lists newest first), and if it is there, " +
 	"bring it under Terraform with `terraform import <resource address> <subscription id>` or an import block instead of applying again."
@@ -154,9 +166,7 @@ func nextStep(e *client.APIError) string {
 		if e.RetryAfter > 0 {
 			wait = fmt.Sprintf(" It asked to wait %s more (Retry-After), past the time this request may wait.", e.RetryAfter)
 		}
-		return "The service's rate limit refused the request until its deadline." + wait +
-			" A request answered 429 was not acted on, so applying again is safe, a create included. " +
-			"If the account's quota is shared, lower max_requests_per_second or -parallelism; see the Rate limits guide."
+		return "The service's rate limit refused the request until its deadline." + wait + rateLimitAdvice
 	case e.StatusCode >= 500:
 		return "The service, or a gateway in front of it, failed. Try again later; if it persists, contact the service's support with the time of the failure."
 	case e.StatusCode == http.StatusBadRequest:

@@ -1,6 +1,7 @@
 package diagnostics
 
 import (
+	"context"
 	"errors"
 	"io"
 	"testing"
@@ -34,8 +35,19 @@ func TestDetailTexts(t *testing.T) {
 			Code: "rateLimited", Message: "slow down", RetryAfter: time.Hour},
 			"The service answered HTTP 429 Too Many Requests to POST /v1/subscriptions.\nCode: rateLimited\nMessage: slow down\n\n" +
 				"The service's rate limit refused the request until its deadline. It asked to wait 1h0m0s more (Retry-After), past the time this request may wait. " +
-				"A request answered 429 was not acted on, so applying again is safe, a create included. " +
-				"If the account's quota is shared, lower max_requests_per_second or -parallelism; see the Rate limits guide."},
+				"A create may wait as long as its timeouts.create (default 10m), any other request 10 minutes. " +
+				"A request answered 429 was not acted on, and one not sent did nothing, so applying again is safe, a create included. " +
+				"If the account's quota is shared, set max_requests_per_second to this run's share, or lower -parallelism; see the Rate limits guide."},
+		{"not sent: the wait passes the deadline", &client.RequestError{Call: client.Call{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions"}, Attempts: 1,
+			Err: &client.RateLimitWaitError{Wait: 90 * time.Second, Deadline: time.Now().Add(time.Second)}},
+			"Not sent: the service's rate limit asked to wait 1m30s more, past this request's deadline." + rateLimitAdvice},
+		{"not sent: asked to stop", &client.RequestError{Call: client.Call{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions"}, Attempts: 1, Err: context.Canceled},
+			"create subscription (POST /v1/subscriptions): no answer from the service: context canceled\n\n" +
+				"Terraform asked the provider to stop (an interrupt) before this request was sent, so the service did nothing. " +
+				"Requests already sent were seen through and recorded in state; applying again does the rest."},
+		{"no such path", &client.NoSuchPathError{Call: client.Call{Operation: "read plan p", Method: "GET", Path: "/v1/plans/p"}, URL: "https://api.example.com/v1/v1/plans/p"},
+			"The service at https://api.example.com/v1/v1/plans/p has no such path (HTTP 404) to read plan p: check base_url. It must be the service's root, " +
+				"such as https://api.example.com, without /v1: every path the provider requests begins with /v1. Nothing is missing at the service."},
 		{"401", &client.APIError{Call: client.Call{Operation: "read plan p", Method: "GET", Path: "/v1/plans/p"}, StatusCode: 401, Status: "401 Unauthorized", Code: "unauthorized", Message: "bad token"},
 			"The service answered HTTP 401 Unauthorized to GET /v1/plans/p.\nCode: unauthorized\nMessage: bad token\n\nThe API token was refused. " + TokenHelp},
 		{"html page", &client.APIError{Call: client.Call{Operation: "read plan p", Method: "GET", Path: "/v1/plans/p"}, StatusCode: 503, Status: "503 Service Unavailable", BodyExcerpt: "<html>down</html>", Attempts: 5},

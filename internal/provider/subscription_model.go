@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -55,10 +56,14 @@ func subscriptionAttrsOf(sub *client.Subscription) (subscriptionAttrs, diag.Diag
 // and the inputs the service does not keep.
 type subscriptionResourceModel struct {
 	subscriptionAttrs
-	Plan              types.Object `tfsdk:"plan"`
-	EarlyRenewalHours types.Int64  `tfsdk:"early_renewal_hours"`
-	ReadyForRenewal   types.Bool   `tfsdk:"ready_for_renewal"`
+	Plan              types.Object   `tfsdk:"plan"`
+	EarlyRenewalHours types.Int64    `tfsdk:"early_renewal_hours"`
+	ReadyForRenewal   types.Bool     `tfsdk:"ready_for_renewal"`
+	Timeouts          timeouts.Value `tfsdk:"timeouts"`
 }
+
+// timeoutsType is the type of the timeouts block's value.
+var timeoutsType = timeoutsBlock().Type().(timeouts.Type)
 
 // subscriptionResourceModelOf is the resource's state for sub, with the
 // inputs taken from in, and ready_for_renewal false: it is true only in a
@@ -70,12 +75,16 @@ func subscriptionResourceModelOf(sub *client.Subscription, in subscriptionResour
 		Plan:              in.Plan,
 		EarlyRenewalHours: in.EarlyRenewalHours,
 		ReadyForRenewal:   types.BoolValue(false),
+		Timeouts:          in.Timeouts,
 	}, diags
 }
 
 // noInputs are the inputs of a subscription Terraform did not make: none.
 func noInputs() subscriptionResourceModel {
-	return subscriptionResourceModel{Plan: types.ObjectNull(inlinePlanAttrTypes), EarlyRenewalHours: types.Int64Null()}
+	return subscriptionResourceModel{
+		Plan: types.ObjectNull(inlinePlanAttrTypes), EarlyRenewalHours: types.Int64Null(),
+		Timeouts: timeouts.Value{Object: types.ObjectNull(timeoutsType.AttrTypes)},
+	}
 }
 
 // subscriptionItemModel is a subscription as the data sources show it: the

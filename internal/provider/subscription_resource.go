@@ -6,6 +6,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -122,8 +123,32 @@ func subscriptionResourceSchema() schema.Schema {
 				Attributes: allowances.resourceAttributes(),
 			},
 		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeoutsBlock(),
+		},
 	}
 }
+
+// timeoutsBlock is `timeouts { create }`: how long a create may wait before
+// its request is sent, for the service's rate limit above all. A request
+// once sent is seen through whatever the timeout, bounded by
+// request_timeout, so that nothing the service created is left out of
+// state.
+func timeoutsBlock() schema.Block {
+	block := timeouts.Block(context.Background(), timeouts.Opts{
+		Create: true,
+		CreateDescription: "How long a create may wait before its request is sent: for the service's rate limit, and for retries of a request that " +
+			"could not be sent, such as `30s` or `2h45m` (a [Go duration](https://pkg.go.dev/time#ParseDuration) in s, m or h). Default `10m`. When it runs out, nothing was sent and the error says so: applying again is safe. " +
+			"A request once sent is always seen through to its answer, bounded by the provider's `request_timeout`, so that no subscription " +
+			"the service created is left out of state.",
+	}).(schema.SingleNestedBlock)
+	block.MarkdownDescription = "Time limits of this resource's operations."
+	return block
+}
+
+// defaultCreateTimeout is the create's bound when timeouts.create is unset:
+// as long as a request waits out the service's rate limit without it.
+const defaultCreateTimeout = client.DefaultMaxRateLimitWait
 
 // UpgradeState brings a state of an earlier schema to the current one.
 // Version 0 also held remaining_allowance, a usage counter that changed
@@ -146,6 +171,7 @@ func (r *subscriptionResource) UpgradeState(context.Context) map[int64]resource.
 func subscriptionResourceSchemaV1() schema.Schema {
 	s := subscriptionResourceSchema()
 	s.Version = 1
+	s.Blocks = nil
 	attrs := maps.Clone(s.Attributes)
 	delete(attrs, "early_renewal_hours")
 	delete(attrs, "ready_for_renewal")
@@ -174,6 +200,7 @@ func upgradeSubscriptionState(ctx context.Context, req resource.UpgradeStateRequ
 	delete(attrs, "remaining_allowance")
 	attrs["early_renewal_hours"] = tftypes.NewValue(tftypes.Number, nil)
 	attrs["ready_for_renewal"] = tftypes.NewValue(tftypes.Bool, false)
+	attrs["timeouts"] = tftypes.NewValue(timeoutsType.TerraformType(ctx), nil)
 	resp.State.Raw = tftypes.NewValue(resp.State.Schema.Type().TerraformType(ctx), attrs)
 }
 
@@ -207,6 +234,14 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 		}
 		body.Plan = &client.InlinePlan{CoverageID: in.CoverageID.ValueString(), DataMBs: in.DataMBs.ValueInt64(), PeriodDays: in.PeriodDays.ValueInt64()}
 	}
+
+	createTimeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, createTimeout)
+	defer cancel()
 
 	r.preflight.startCreating()
 	sub, err := r.client.CreateSubscription(ctx, body)
@@ -270,7 +305,7 @@ func (r *subscriptionResource) Update(ctx context.Context, req resource.UpdateRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state.Plan, state.EarlyRenewalHours = plan.Plan, plan.EarlyRenewalHours
+	state.Plan, state.EarlyRenewalHours, state.Timeouts = plan.Plan, plan.EarlyRenewalHours, plan.Timeouts
 	state.ReadyForRenewal = types.BoolValue(false)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	resp.Diagnostics.Append(setSubscriptionIdentity(ctx, resp.Identity, state.ID)...)
