@@ -77,6 +77,7 @@ type Config struct {
 type Client struct {
 	base     *url.URL
 	retry    *retryablehttp.Client
+	pace     *pace
 	timeout  time.Duration
 	maxPages int
 	token    string // only to keep it out of errors; the auth transport sends it
@@ -133,7 +134,8 @@ func New(cfg Config) (*Client, error) {
 	rt = logging{token: cfg.Token, next: rt}
 	rt = attemptTimeout{timeout: cfg.RequestTimeout, next: rt}
 	rt = seeThrough{next: rt}
-	rt = pacing{pace: newPace(cfg.MaxRequestsPerSecond), maxWait: cfg.MaxRateLimitWait, next: rt}
+	pace := newPace(cfg.MaxRequestsPerSecond)
+	rt = pacing{pace: pace, maxWait: cfg.MaxRateLimitWait, next: rt}
 
 	rc := retryablehttp.NewClient()
 	rc.HTTPClient = &http.Client{Transport: rt, CheckRedirect: sameOriginRedirects(originOf(base))}
@@ -157,8 +159,12 @@ func New(cfg Config) (*Client, error) {
 	// Hand back the last answer so its Error body can be read, instead of
 	// retryablehttp's generic "giving up" error.
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	return &Client{base: base, retry: rc, timeout: cfg.RequestTimeout, maxPages: cfg.MaxPages, token: cfg.Token}, nil
+	return &Client{base: base, retry: rc, pace: pace, timeout: cfg.RequestTimeout, maxPages: cfg.MaxPages, token: cfg.Token}, nil
 }
+
+// RateLimitSlowdown is what the service's rate limit has cost this client's
+// requests so far.
+func (c *Client) RateLimitSlowdown() RateLimitSlowdown { return c.pace.slowdown() }
 
 func defaultTransport() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()

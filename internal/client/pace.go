@@ -85,6 +85,53 @@ type pace struct {
 	cutRate     rate.Limit // the rate set then
 	closedUntil time.Time
 	accepted    []time.Time // answers other than 429 in the last second, until the first cut
+
+	// What the service's limit has cost so far: the time during which at
+	// least one request was held back by it (not by the ceiling alone),
+	// and how many requests it refused.
+	holding   int
+	holdSince time.Time
+	held      time.Duration
+	refused   int
+}
+
+// RateLimitSlowdown is what the service's rate limit has cost a client so
+// far.
+type RateLimitSlowdown struct {
+	// Held is the time during which at least one request waited for the
+	// service's quota: for its Retry-After, or for the rate learned from
+	// its 429s.
+	Held time.Duration
+	// Refused counts the requests answered 429, each sent again.
+	Refused int
+}
+
+func (p *pace) slowdown() RateLimitSlowdown {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	held := p.held
+	if p.holding > 0 {
+		held += time.Since(p.holdSince)
+	}
+	return RateLimitSlowdown{Held: held, Refused: p.refused}
+}
+
+// heldSleep sleeps d for a request held back by the service's limit,
+// counting the time toward Held.
+func (p *pace) heldSleep(ctx context.Context, d time.Duration) error {
+	p.mu.Lock()
+	if p.holding == 0 {
+		p.holdSince = time.Now()
+	}
+	p.holding++
+	p.mu.Unlock()
+	err := sleep(ctx, d)
+	p.mu.Lock()
+	if p.holding--; p.holding == 0 {
+		p.held += time.Since(p.holdSince)
+	}
+	p.mu.Unlock()
+	return err
 }
 
 func newPace(ceiling float64) *pace {
@@ -124,7 +171,7 @@ func (p *pace) admit(ctx context.Context, deadline time.Time) (int, error) {
 				return 0, &RateLimitWaitError{Wait: wait, Deadline: deadline}
 			}
 			tflog.Debug(ctx, "mobileplan API rate limit: waiting for the service's Retry-After", map[string]any{"wait_ms": wait.Milliseconds()})
-			if err := sleep(ctx, wait); err != nil {
+			if err := p.heldSleep(ctx, wait); err != nil {
 				return 0, err
 			}
 			continue
@@ -134,7 +181,7 @@ func (p *pace) admit(ctx context.Context, deadline time.Time) (int, error) {
 		}
 		reservation := p.limiter.ReserveN(now, 1)
 		delay := reservation.DelayFrom(now)
-		epoch, limit, paced := p.epoch, p.limiter.Limit(), p.learned || p.ceiling > 0
+		epoch, limit, learned := p.epoch, p.limiter.Limit(), p.learned
 		p.mu.Unlock()
 		if delay <= 0 {
 			return epoch, nil
@@ -143,10 +190,14 @@ func (p *pace) admit(ctx context.Context, deadline time.Time) (int, error) {
 			reservation.CancelAt(now)
 			return 0, &RateLimitWaitError{Wait: delay, Deadline: deadline}
 		}
-		if paced {
+		if learned || p.ceiling > 0 {
 			tflog.Trace(ctx, "mobileplan API rate limit: pacing", map[string]any{"wait_ms": delay.Milliseconds(), "requests_per_second": float64(limit)})
 		}
-		if err := sleep(ctx, delay); err != nil {
+		wait := sleep
+		if learned {
+			wait = p.heldSleep
+		}
+		if err := wait(ctx, delay); err != nil {
 			reservation.Cancel()
 			return 0, err
 		}
@@ -173,6 +224,7 @@ func (p *pace) observe(ctx context.Context, epoch int, status int, retryAfter ti
 		}
 		return
 	}
+	p.refused++
 	// Without Retry-After the pace stays open: the cut rate's empty bucket
 	// spaces what follows.
 	if until := now.Add(retryAfter); until.After(p.closedUntil) {

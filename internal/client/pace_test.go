@@ -42,34 +42,41 @@ func (o outcome) String() string {
 	return fmt.Sprintf("%d failed, %d requests, %d answered 429, %v", o.failed, o.requests, o.limited, o.elapsed)
 }
 
+// sendCreates sends w's creates through c with w's workers, and returns
+// how many failed.
+func sendCreates(t *testing.T, c *Client, w workload) (failed int) {
+	jobs := make(chan int)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range w.workers {
+		wg.Go(func() {
+			for range jobs {
+				inline := &InlinePlan{CoverageID: "cov-eu", DataMBs: 1024, PeriodDays: 30} // takes any free eSIM
+				if _, err := c.CreateSubscription(bg, CreateSubscriptionRequest{Plan: inline}); err != nil {
+					mu.Lock()
+					failed++
+					mu.Unlock()
+					t.Log(err)
+				}
+			}
+		})
+	}
+	for i := range w.creates {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return failed
+}
+
 func runCreates(t *testing.T, w workload) outcome {
 	t.Helper()
 	var o outcome
 	synctest.Test(t, func(t *testing.T) {
 		emu, c := startInProcess(t, emulator.Options{Dataset: dataset(3, w.creates+10), RateLimit: w.perSecond},
 			func(cfg *Config) { cfg.MaxRequestsPerSecond = w.ceiling })
-		jobs := make(chan int)
-		var mu sync.Mutex
-		var wg sync.WaitGroup
 		start := time.Now()
-		for range w.workers {
-			wg.Go(func() {
-				for range jobs {
-					inline := &InlinePlan{CoverageID: "cov-eu", DataMBs: 1024, PeriodDays: 30} // takes any free eSIM
-					if _, err := c.CreateSubscription(bg, CreateSubscriptionRequest{Plan: inline}); err != nil {
-						mu.Lock()
-						o.failed++
-						mu.Unlock()
-						t.Log(err)
-					}
-				}
-			})
-		}
-		for i := range w.creates {
-			jobs <- i
-		}
-		close(jobs)
-		wg.Wait()
+		o.failed = sendCreates(t, c, w)
 		o.elapsed = time.Since(start)
 		st := emu.Stats()
 		o.requests, o.limited = st.Requests["POST /v1/subscriptions"], st.RateLimited
@@ -186,6 +193,34 @@ func TestPaceClosedForEveryCallerUntilRetryAfter(t *testing.T) {
 		}
 		if n := emu.RequestCounts()["GET /v1/subscriptions/{id}"]; n != 1 {
 			t.Errorf("requests = %d, want 1: nothing sent while closed", n)
+		}
+	})
+}
+
+// What the service's limit cost is counted, for a warning a person reads:
+// every 429, and the time during which requests were held back by it.
+func TestPaceCountsTheSlowdown(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		emu, c := startInProcess(t, emulator.Options{Dataset: dataset(3, 50), RateLimit: 5}, nil)
+		start := time.Now()
+		if failed := sendCreates(t, c, workload{creates: 40, workers: 10}); failed != 0 {
+			t.Fatalf("%d creates failed", failed)
+		}
+		elapsed, s := time.Since(start), c.RateLimitSlowdown()
+		if s.Refused != emu.Stats().RateLimited || s.Refused == 0 {
+			t.Errorf("refused = %d, want the emulator's %d 429s", s.Refused, emu.Stats().RateLimited)
+		}
+		// 40 creates at 5/s take 7 s at least, nearly all of it held.
+		if s.Held < 5*time.Second || s.Held > elapsed {
+			t.Errorf("held %v of %v, want most of it", s.Held, elapsed)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		_, c := startInProcess(t, emulator.Options{}, func(cfg *Config) { cfg.MaxRequestsPerSecond = 5 })
+		sendCreates(t, c, workload{creates: 20, workers: 10})
+		if s := c.RateLimitSlowdown(); s != (RateLimitSlowdown{}) {
+			t.Errorf("slowdown %+v with no limit at the service; the ceiling is the user's own choice", s)
 		}
 	})
 }

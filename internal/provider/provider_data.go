@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
 )
 
 // providerData is what the provider's Configure hands to every resource,
@@ -43,4 +44,16 @@ type baseDataSource struct{ client *client.Client }
 
 func (d *baseDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	d.client = providerDataFrom(req.ProviderData, &resp.Diagnostics).client
+}
+
+// warnIfRateLimited adds the warning that the service's rate limit slowed
+// this run, once it has noticeably: every operation that ends after that
+// says so, and Terraform folds the identical summaries into one.
+func warnIfRateLimited(c *client.Client, diags *diag.Diagnostics) {
+	if c == nil {
+		return
+	}
+	if s := c.RateLimitSlowdown(); s.Held >= diagnostics.NoticeableSlowdown {
+		diags.Append(diagnostics.RateLimitSlowed(s))
+	}
 }

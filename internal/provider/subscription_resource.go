@@ -216,6 +216,7 @@ func (r *subscriptionResource) Configure(_ context.Context, req resource.Configu
 }
 
 func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer warnIfRateLimited(r.client, &resp.Diagnostics)
 	var plan subscriptionResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -263,6 +264,7 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 }
 
 func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer warnIfRateLimited(r.client, &resp.Diagnostics)
 	var state subscriptionResourceModel
 	resp.Diagnostics.Append(r.states.Get(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
