@@ -273,6 +273,49 @@ limited_apply 200 20 10
 limited_apply 100 5 30
 limited_apply 40 1 10
 
+# Pipelines sharing one token: P applies of N creates each, started
+# together against the emulator at LIMIT requests/s, each with its own
+# provider processes and so its own pace, as CI pipelines of one account
+# are; CEILING, when given, is each one's max_requests_per_second. The
+# floor is the least time the limit allows for every pipeline's requests
+# that succeeded; the spread is how much later the last pipeline finished
+# than the first.
+pipeline_rows=()
+pipelines_apply() { # pipelines_apply P N LIMIT [CEILING]
+  local p=$1 n=$2 limit=$3 ceiling=${4:-} i dir t0 requests limited floor failed=0 first last pids=()
+  step "$p pipelines of $n creates at $limit requests/s${ceiling:+, max_requests_per_second = $ceiling}"
+  stop_emulator
+  start_emulator -esims $((p * n * 2 + 20)) -rate-limit "$limit"
+  export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
+  t0=$EPOCHREALTIME
+  for i in $(seq 1 "$p"); do
+    dir="$work/pipelines-$p-$n-$limit-${ceiling:-none}-$i"
+    mkdir -p "$dir"
+    config ours "$n" | sed "s/^provider \"mobileplan\" {}$/provider \"mobileplan\" {${ceiling:+\\n  max_requests_per_second = $ceiling\\n}}/" >"$dir/main.tf"
+    (
+      result=ok
+      terraform -chdir="$dir" apply -auto-approve -input=false >"$dir/apply.log" 2>&1 || result=failed
+      awk -v a="$t0" -v b="$EPOCHREALTIME" -v r="$result" 'BEGIN { printf "%.2f %s\n", b - a, r }' >"$dir/finished"
+    ) &
+    pids+=($!)
+  done
+  wait "${pids[@]}" # not the emulator, also a child
+  for i in $(seq 1 "$p"); do
+    read -r t result <"$work/pipelines-$p-$n-$limit-${ceiling:-none}-$i/finished"
+    [ "$result" = ok ] || failed=$((failed + 1))
+    first=$(awk -v a="${first:-$t}" -v b="$t" 'BEGIN { print (b < a) ? b : a }')
+    last=$(awk -v a="${last:-$t}" -v b="$t" 'BEGIN { print (b > a) ? b : a }')
+  done
+  requests=$(grep -c ' /v1/' "$emulator_log" || true)
+  limited=$(grep -c ' /v1/[^ ]* 429 ' "$emulator_log" || true)
+  floor=$(awk -v ok=$((requests - limited)) -v r="$limit" 'BEGIN { b = int(r); if (b < r) b++; printf "%.2f", (ok - b) / r }')
+  pipeline_rows+=("| $p × $n creates at $limit requests/s${ceiling:+, max_requests_per_second = $ceiling} | $failed | $requests | $limited ($(awk -v l="$limited" -v r="$requests" 'BEGIN { printf "%.0f%%", 100 * l / r }')) | $first | $last | $floor | $(ratio "$last" "$floor") | $(awk -v a="$last" -v b="$first" 'BEGIN { printf "%.0f%%", 100 * (a / b - 1) }') |")
+  stop_emulator
+}
+pipelines_apply 3 40 5
+pipelines_apply 3 10 1
+pipelines_apply 3 40 5 1.6
+
 step "Provider start-up to a served schema"
 startup=$(go run ./tools/bench/startup -provider "$work/bin/terraform-provider-mobileplan" -n 20)
 schema_ms=$(sed -n 's/.*schema_ms=\([0-9.]*\).*/\1/p' <<<"$startup")
@@ -359,6 +402,19 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   echo "| workload | result | requests | answered 429 | wall time (s) | floor (s) | wall / floor |"
   echo "|---|---|---|---|---|---|---|"
   printf '%s\n' "${limited_rows[@]}"
+  echo
+  echo "## Pipelines sharing one token"
+  echo
+  echo "Three applies started together, each its own Terraform and provider processes (so its own pace), one token,"
+  echo "the emulator limited as above. Requests and 429s are all of them; the floor is the least time the limit allows"
+  echo "for all the requests that succeeded; the spread is how much later the last pipeline finished than the first."
+  echo "One run each. The goals: no pipeline fails; at 5 requests/s the slowest within 1.2x the floor, the spread at most"
+  echo "15%, at most 10% of requests answered 429; at 1 request/s at most 25% answered 429, the slowest within 1.3x;"
+  echo "ceilings summing under the limit (3 × 1.6 under 5), no 429."
+  echo
+  echo "| workload | pipelines failed | requests | answered 429 | first done (s) | last done (s) | floor (s) | last / floor | spread |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  printf '%s\n' "${pipeline_rows[@]}"
   echo
   echo "## Emulator persistence"
   echo
