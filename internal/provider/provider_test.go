@@ -11,12 +11,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -26,9 +23,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 )
 
-var testProviders = map[string]func() (tfprotov6.ProviderServer, error){
-	"mobileplan": providerserver.NewProtocol6WithError(New("test")()),
-}
+var testProviders = testProviderFactories()
 
 func TestProvider_refusesPlainHTTPToRemoteHost(t *testing.T) {
 	t.Parallel()
@@ -188,7 +183,19 @@ data "mobileplan_plans" "all" {}
 	})
 }
 
-func TestMain(m *testing.M) { os.Exit(acctest.Main(m)) }
+func TestMain(m *testing.M) {
+	code := acctest.Main(m)
+	missing, err := unexercisedTypes()
+	switch {
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "parity run: %v\n", err)
+		code = 1
+	case len(missing) > 0:
+		fmt.Fprintf(os.Stderr, "parity run: the plain provider never served %s\n", strings.Join(missing, ", "))
+		code = 1
+	}
+	os.Exit(code)
+}
 
 // The token is sensitive, and nothing can switch TLS verification off.
 func TestProviderSchema_tokenSensitiveNoInsecureSwitch(t *testing.T) {

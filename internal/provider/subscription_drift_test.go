@@ -32,7 +32,7 @@ func TestReadResource_refreshChangesOnlyWithTheLifecycle(t *testing.T) {
 			t.Parallel()
 			// An emulator each: the clock moves for all its subscriptions.
 			srv := emulatortest.Start(t, emulator.Options{})
-			h := acctest.NewProtoHarness(t, NewProtocol6("test")(), srv)
+			h := acctest.NewProtoHarness(t, testServer(), srv)
 			sub := acctest.CreateAt(t, srv, req)
 			prior := map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, sub.ID)}
 			if req.Plan != nil {
