@@ -1,6 +1,7 @@
 package client
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -88,5 +89,20 @@ func TestNewAppliesTheBaseURLRule(t *testing.T) {
 	_, err = New(Config{BaseURL: "https://user:pa55word@api.example.com", Token: "t"})
 	if err == nil || strings.Contains(err.Error(), "pa55") {
 		t.Errorf("New with credentials in the base URL: %v, want a refusal without the password", err)
+	}
+}
+
+// The one rule for a rate ceiling, wherever it is read: at least
+// MinMaxRequestsPerSecond, and finite.
+func TestNewChecksTheRateCeiling(t *testing.T) {
+	t.Parallel()
+	for v, ok := range map[float64]bool{
+		MinMaxRequestsPerSecond: true, 0.5: true, 200: true,
+		0.0005: false, -1: false, math.Inf(1): false, math.NaN(): false,
+	} {
+		_, err := New(Config{BaseURL: "https://api.example.com", Token: "t", MaxRequestsPerSecond: v})
+		if (err == nil) != ok {
+			t.Errorf("MaxRequestsPerSecond %v: error %v, want accepted %v", v, err, ok)
+		}
 	}
 }

@@ -118,7 +118,7 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					"Set it at or under your share of the account's quota to have no request refused at all, as when pipelines share one token. " +
 					"May also be set with the `" + EnvMaxRequestsPerSecond + "` environment variable; a value in the provider block takes precedence. See [Rate limits](guides/rate-limits.md).",
 				Optional:   true,
-				Validators: []validator.Float64{float64validator.AtLeast(0.001)},
+				Validators: []validator.Float64{float64validator.AtLeast(client.MinMaxRequestsPerSecond)},
 			},
 		},
 	}

@@ -176,7 +176,7 @@ func maxRequestsPerSecond(v types.Float64) (float64, diag.Diagnostics) {
 	}
 	if err != nil {
 		diags.AddAttributeError(path.Root("max_requests_per_second"), "Invalid "+EnvMaxRequestsPerSecond,
-			fmt.Sprintf("The %s environment variable is %q; it must be a number of requests per second above 0, such as 5 or 0.5 (or unset, for no ceiling).", EnvMaxRequestsPerSecond, env))
+			fmt.Sprintf("The %s environment variable is %q; it must be a number of requests per second of at least %v, such as 5 or 0.5 (or unset, for no ceiling).", EnvMaxRequestsPerSecond, env, client.MinMaxRequestsPerSecond))
 		return 0, diags
 	}
 	return n, diags

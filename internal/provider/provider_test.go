@@ -53,7 +53,8 @@ func TestProvider_rejectsBadSettings(t *testing.T) {
 		"retries":   {`max_retries = 11`, `max_retries value must be between 0 and 10`},
 		"not a url": {`base_url = "api.example.com"`, `not an absolute http\(s\) URL`},
 		"userinfo":  {`base_url = "https://user:pw@api.example.com"`, `carries credentials`},
-		"rate zero": {`max_requests_per_second = 0`, `(?s)max_requests_per_second.*value must be at least`},
+		"rate zero": {`max_requests_per_second = 0`, `(?s)max_requests_per_second.*value must be at least 0\.001`},
+		"rate tiny": {`max_requests_per_second = 0.0005`, `(?s)max_requests_per_second.*value must be at least 0\.001`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			resource.Test(t, resource.TestCase{
@@ -147,21 +148,26 @@ data "mobileplan_plans" "all" {}
 			}},
 		})
 	})
-	t.Run("a bad rate ceiling in the environment is named", func(t *testing.T) {
-		t.Setenv(EnvBaseURL, srv.URL)
-		t.Setenv(EnvAPIToken, srv.Token)
-		t.Setenv(EnvMaxRequestsPerSecond, "fast")
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testProviders,
-			Steps: []resource.TestStep{{
-				Config:      emptyBlock,
-				ExpectError: regexp.MustCompile(`(?s)Invalid MOBILEPLAN_MAX_REQUESTS_PER_SECOND.*"fast".*above 0`),
-			}},
+	// The block's rule: what max_requests_per_second = 0.0005 is refused
+	// with (TestProvider_rejectsBadSettings) is refused from the variable.
+	for _, bad := range []string{"fast", "0.0005"} {
+		t.Run("a bad rate ceiling in the environment is named: "+bad, func(t *testing.T) {
+			t.Setenv(EnvBaseURL, srv.URL)
+			t.Setenv(EnvAPIToken, srv.Token)
+			t.Setenv(EnvMaxRequestsPerSecond, bad)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviders,
+				Steps: []resource.TestStep{{
+					Config:      emptyBlock,
+					ExpectError: regexp.MustCompile(`(?s)Invalid MOBILEPLAN_MAX_REQUESTS_PER_SECOND.*"` + regexp.QuoteMeta(bad) + `".*at least 0\.001`),
+				}},
+			})
 		})
-	})
+	}
 	t.Run("the rate ceiling from the environment is never refused", func(t *testing.T) {
-		limited := startRateLimited(t, 5, 20)
-		t.Setenv(EnvMaxRequestsPerSecond, "4")
+		// The margins of TestAccProvider_maxRequestsPerSecondIsNeverRefused.
+		limited := startRateLimited(t, 8, 20)
+		t.Setenv(EnvMaxRequestsPerSecond, "3")
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: testProviders,
 			Steps:                    []resource.TestStep{{Config: subscriptionsConfig(limited, 10, "")}},
