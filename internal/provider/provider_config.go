@@ -108,8 +108,8 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	pagedRefresh := cfg.PagedRefresh.IsNull() || cfg.PagedRefresh.IsUnknown() || cfg.PagedRefresh.ValueBool()
 	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": cc.RequestTimeout.String(), "preflight": mode, "paged_refresh": pagedRefresh, "max_requests_per_second": maxRPS})
 	data := &providerData{client: c, preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now}
-	if pagedRefresh && p.refresh != nil {
-		data.subscriptions = p.refresh(c)
+	if pagedRefresh {
+		data.subscriptions = newPagedReader(c)
 	}
 	resp.DataSourceData, resp.ResourceData, resp.ListResourceData = data, data, data
 }

@@ -40,13 +40,15 @@ func BenchmarkProtocol(b *testing.B) {
 		}
 	}
 
-	b.Run("validate", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			resp, err := server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionType, Config: config})
-			check(b, resp.Diagnostics, err)
-		}
-	})
+	for name, server := range map[string]tfprotov6.ProviderServer{"validate": server, "validate_framework_only": framework} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionType, Config: config})
+				check(b, resp.Diagnostics, err)
+			}
+		})
+	}
 	b.Run("upgrade", func(b *testing.B) {
 		raw := &tfprotov6.RawState{JSON: acctest.StateJSON(b, prior)}
 		// Of the current version, as every plan after the first refresh
