@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -98,7 +99,7 @@ func TestNewAppliesTheBaseURLRule(t *testing.T) {
 func TestNotFoundOfAPathIsNoSuchPath(t *testing.T) {
 	t.Parallel()
 	emu := startEmulator(t, nil)
-	wrong, _ := newTestClient(t, emu.URL+"/apii", nil)
+	wrong := newTestClient(t, emu.URL+"/apii", nil)
 	for name, call := range map[string]func() error{
 		"object": func() error { _, err := wrong.GetPlan(bg, "plan_001"); return err },
 		"create": func() error {
@@ -118,7 +119,7 @@ func TestNotFoundOfAPathIsNoSuchPath(t *testing.T) {
 		}
 	}
 
-	right, _ := newTestClient(t, emu.URL, nil)
+	right := newTestClient(t, emu.URL, nil)
 	_, err := right.GetPlan(bg, "plan_404")
 	var noPath *NoSuchPathError
 	if !IsNotFound(err) || errors.As(err, &noPath) {
@@ -134,5 +135,20 @@ func TestNotFoundOfAPathIsNoSuchPath(t *testing.T) {
 
 	if _, err := New(Config{BaseURL: emu.URL + "/v1/", Token: emu.Token}); err == nil || !strings.Contains(err.Error(), "without /v1") {
 		t.Errorf("New with a base URL ending in /v1: %v, want it refused with the hint", err)
+	}
+}
+
+// The one rule for a rate ceiling, wherever it is read: at least
+// MinMaxRequestsPerSecond, and finite.
+func TestNewChecksTheRateCeiling(t *testing.T) {
+	t.Parallel()
+	for v, ok := range map[float64]bool{
+		MinMaxRequestsPerSecond: true, 0.5: true, 200: true,
+		0.0005: false, -1: false, math.Inf(1): false, math.NaN(): false,
+	} {
+		_, err := New(Config{BaseURL: "https://api.example.com", Token: "t", MaxRequestsPerSecond: v})
+		if (err == nil) != ok {
+			t.Errorf("MaxRequestsPerSecond %v: error %v, want accepted %v", v, err, ok)
+		}
 	}
 }

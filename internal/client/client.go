@@ -67,10 +67,6 @@ type Config struct {
 	// rate limit when its context has no deadline; 0 picks
 	// DefaultMaxRateLimitWait.
 	MaxRateLimitWait time.Duration
-	// Wait, when set, is handed each backoff before it is slept and returns
-	// what is actually slept. Tests pass a fake clock that records the wait
-	// and returns zero.
-	Wait func(time.Duration) time.Duration
 }
 
 // Client calls the service. It is safe for concurrent use.
@@ -143,13 +139,9 @@ func New(cfg Config) (*Client, error) {
 	rc.RetryMax = maxRetries
 	rc.RetryWaitMin, rc.RetryWaitMax = cfg.MinRetryWait, cfg.MaxRetryWait
 	rc.CheckRetry = shouldRetry
-	maxRetryAfter, wait := cfg.MaxRetryAfter, cfg.Wait
+	maxRetryAfter := cfg.MaxRetryAfter
 	rc.Backoff = func(minWait, maxWait time.Duration, n int, resp *http.Response) time.Duration {
-		d := backoff(minWait, maxWait, maxRetryAfter, n, resp)
-		if wait != nil {
-			return wait(d)
-		}
-		return d
+		return backoff(minWait, maxWait, maxRetryAfter, n, resp)
 	}
 	rc.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, i int) {
 		if a := attemptOf(req.Context()); a != nil {

@@ -35,12 +35,18 @@ func describeRune(r rune) string {
 	return fmt.Sprintf("U+%04X", r)
 }
 
-// CheckMaxRequestsPerSecond refuses a rate ceiling that paces nothing: it
-// must be a number above 0 (fractions allowed: 0.5 is one request every two
-// seconds).
+// MinMaxRequestsPerSecond is the lowest rate ceiling accepted, one
+// request every 1000 seconds: a ceiling below it stalls every operation,
+// and is a typo rather than a plan. Wherever a ceiling is read (the
+// provider block, its environment variable, Config), this is the rule.
+const MinMaxRequestsPerSecond = 0.001
+
+// CheckMaxRequestsPerSecond refuses a rate ceiling that paces nothing or
+// stalls: it must be a finite number of at least MinMaxRequestsPerSecond
+// (fractions allowed: 0.5 is one request every two seconds).
 func CheckMaxRequestsPerSecond(v float64) error {
-	if !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("the most requests per second is %v; it must be a number above 0", v)
+	if !(v >= MinMaxRequestsPerSecond) || math.IsInf(v, 0) {
+		return fmt.Errorf("the most requests per second is %v; it must be a number of at least %v", v, MinMaxRequestsPerSecond)
 	}
 	return nil
 }

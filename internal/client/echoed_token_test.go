@@ -37,7 +37,7 @@ func TestTokenEchoedByTheServiceIsHidden(t *testing.T) {
 			t.Parallel()
 			srv := httptest.NewServer(http.HandlerFunc(answer))
 			t.Cleanup(srv.Close)
-			c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.MaxRetries = new(int) })
+			c := newTestClient(t, srv.URL, func(cfg *Config) { cfg.MaxRetries = new(int) })
 			_, err := c.GetPlan(t.Context(), "plan_001")
 			if err == nil {
 				t.Fatal("no error")

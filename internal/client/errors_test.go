@@ -22,7 +22,7 @@ const maxExcerptBytes = excerptLen + len("…")
 func TestAPIErrorHTML502Page(t *testing.T) {
 	t.Parallel()
 	emu := startWithFaults(t, emulator.FaultRule{Method: "GET", Action: "html"})
-	c, _ := newTestClient(t, emu.URL, func(cfg *Config) { cfg.MaxRetries = ptr(0) })
+	c := newTestClient(t, emu.URL, func(cfg *Config) { cfg.MaxRetries = ptr(0) })
 	_, err := c.GetPlan(bg, "plan_001")
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) {
@@ -42,7 +42,7 @@ func TestAPIErrorHTML502Page(t *testing.T) {
 func TestAPIErrorEmpty502(t *testing.T) {
 	t.Parallel()
 	emu := startWithFaults(t, emulator.FaultRule{Method: "GET", Action: "empty"})
-	c, _ := newTestClient(t, emu.URL, func(cfg *Config) { cfg.MaxRetries = ptr(1) })
+	c := newTestClient(t, emu.URL, func(cfg *Config) { cfg.MaxRetries = ptr(1) })
 	_, err := c.GetEsim(bg, state.ICCID(1))
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 502 || apiErr.BodyExcerpt != "" || apiErr.Attempts != 2 {
@@ -61,7 +61,7 @@ func TestAPIErrorLongBodyExcerptBounded(t *testing.T) {
 		w.WriteHeader(502)
 		_, _ = io.WriteString(w, page)
 	})
-	c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.MaxRetries = ptr(0) })
+	c := newTestClient(t, srv.URL, func(cfg *Config) { cfg.MaxRetries = ptr(0) })
 	_, err := c.GetSubscription(bg, "sub_1")
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 502 {
@@ -98,7 +98,7 @@ func TestAPIErrorRicherShape(t *testing.T) {
 		w.WriteHeader(400)
 		_, _ = io.WriteString(w, richerError)
 	})
-	c, _ := newTestClient(t, srv.URL, nil)
+	c := newTestClient(t, srv.URL, nil)
 	_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_009"})
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) {
@@ -179,7 +179,7 @@ func TestDecodeAPIErrorToleratesUnexpectedTypes(t *testing.T) {
 func TestDecodeErrorNonJSON200(t *testing.T) {
 	t.Parallel()
 	emu := startWithFaults(t, emulator.FaultRule{Method: "GET", Action: "malformed"})
-	c, clock := newTestClient(t, emu.URL, nil)
+	c := newTestClient(t, emu.URL, nil)
 	_, err := c.GetPlan(bg, "plan_001")
 	var decErr *DecodeError
 	if !errors.As(err, &decErr) {
@@ -191,7 +191,7 @@ func TestDecodeErrorNonJSON200(t *testing.T) {
 	if !strings.Contains(err.Error(), "HTTP 200") {
 		t.Errorf("Error() = %q", err)
 	}
-	if n := emu.RequestCounts()["GET /v1/plans/{id}"]; n != 1 || len(clock.all()) != 0 {
+	if n := emu.RequestCounts()["GET /v1/plans/{id}"]; n != 1 {
 		t.Errorf("requests = %d; an unreadable 200 is not retried", n)
 	}
 
@@ -199,7 +199,7 @@ func TestDecodeErrorNonJSON200(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = io.WriteString(w, "<html><body>Welcome to the captive portal</body></html>")
 	})
-	c, _ = newTestClient(t, srv.URL, nil)
+	c = newTestClient(t, srv.URL, nil)
 	_, err = Collect(c.Esims(bg), nil, 0)
 	if !errors.As(err, &decErr) || !strings.Contains(decErr.BodyExcerpt, "captive portal") {
 		t.Errorf("list with an HTML 200: error = %v", err)
@@ -216,7 +216,7 @@ func TestCreateAnswerWithoutIDIsAnError(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = io.WriteString(w, body)
 		})
-		c, _ := newTestClient(t, srv.URL, nil)
+		c := newTestClient(t, srv.URL, nil)
 		sub, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
 		var uncertain *UncertainCreateError
 		if err == nil || !errors.As(err, &uncertain) {
@@ -243,7 +243,7 @@ func TestOversizedBodyRefused(t *testing.T) {
 	t.Parallel()
 	srv := endlessServer(t, 200)
 	ct := &countingTransport{next: http.DefaultTransport}
-	c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Transport = ct })
+	c := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Transport = ct })
 	_, err := Collect(c.Subscriptions(bg), nil, 0)
 	var decErr *DecodeError
 	if !errors.As(err, &decErr) || !strings.Contains(decErr.Error(), "larger than") {
@@ -261,7 +261,7 @@ func TestOversizedErrorBodyBounded(t *testing.T) {
 	t.Parallel()
 	srv := endlessServer(t, 500)
 	ct := &countingTransport{next: http.DefaultTransport}
-	c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Transport = ct; cfg.MaxRetries = ptr(2) })
+	c := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Transport = ct; cfg.MaxRetries = ptr(2) })
 	_, err := c.GetPlan(bg, "plan_001")
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 500 || apiErr.Attempts != 3 {

@@ -23,36 +23,24 @@ import (
 // testUserAgent is the User-Agent every test client sends.
 const testUserAgent = "terraform-provider-mobileplan/test (+client_test)"
 
-// waitClock is the injected clock of Config.Wait: it records every backoff
-// the client asks for and sleeps none of it.
-type waitClock struct {
-	mu    sync.Mutex
-	waits []time.Duration
-}
-
-func (w *waitClock) wait(d time.Duration) time.Duration {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.waits = append(w.waits, d)
-	return 0
-}
-
-func (w *waitClock) all() []time.Duration {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]time.Duration(nil), w.waits...)
-}
+// socketRetryWait is the backoff of test clients that reach a server over
+// a socket. Such a test cannot run in a synctest bubble, whose clock stands
+// still while a goroutine waits on the network, so its retries wait a real
+// millisecond; the lengths of the waits are tested in bubbles, on the
+// defaults (startInProcess, startHandlerInProcess).
+const socketRetryWait = time.Millisecond
 
 // newTestClient builds a client for baseURL with the emulator's token, the
-// test User-Agent and a recording clock; mod may change the Config first.
-func newTestClient(t *testing.T, baseURL string, mod func(*Config)) (*Client, *waitClock) {
+// test User-Agent and socketRetryWait; mod may change the Config first.
+func newTestClient(t *testing.T, baseURL string, mod func(*Config)) *Client {
 	t.Helper()
-	clock := &waitClock{}
 	cfg := Config{
-		BaseURL:   baseURL,
-		Token:     emulatortest.Token,
-		UserAgent: testUserAgent,
-		Wait:      clock.wait,
+		BaseURL:       baseURL,
+		Token:         emulatortest.Token,
+		UserAgent:     testUserAgent,
+		MinRetryWait:  socketRetryWait,
+		MaxRetryWait:  socketRetryWait,
+		MaxRetryAfter: socketRetryWait,
 	}
 	if mod != nil {
 		mod(&cfg)
@@ -61,7 +49,7 @@ func newTestClient(t *testing.T, baseURL string, mod func(*Config)) (*Client, *w
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	return c, clock
+	return c
 }
 
 // startEmulator starts an emulator holding ds (nil: the default data set).
@@ -75,8 +63,7 @@ func startEmulator(t *testing.T, ds *state.Dataset) *emulatortest.Server {
 func startWithClient(t *testing.T, ds *state.Dataset) (*emulatortest.Server, *Client) {
 	t.Helper()
 	emu := startEmulator(t, ds)
-	c, _ := newTestClient(t, emu.URL, nil)
-	return emu, c
+	return emu, newTestClient(t, emu.URL, nil)
 }
 
 // startWithFaults starts an emulator holding the default data set whose
@@ -88,15 +75,15 @@ func startWithFaults(t *testing.T, rules ...emulator.FaultRule) *emulatortest.Se
 	return emu
 }
 
-// expectOnePOST fails the test unless exactly one create reached emu and
-// the client never waited to retry; why, if given, says why that matters.
-func expectOnePOST(t *testing.T, emu *emulatortest.Server, clock *waitClock, why string) {
+// expectOnePOST fails the test unless exactly one create reached emu: it
+// was not retried; why, if given, says why that matters.
+func expectOnePOST(t *testing.T, emu *emulatortest.Server, why string) {
 	t.Helper()
 	if why != "" {
 		why = "; " + why
 	}
-	if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 1 || len(clock.all()) != 0 {
-		t.Errorf("POSTs = %d, waits %v%s", n, clock.all(), why)
+	if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 1 {
+		t.Errorf("POSTs = %d%s", n, why)
 	}
 }
 
@@ -281,14 +268,40 @@ func startInProcess(t *testing.T, opts emulator.Options, mod func(*Config)) (*em
 	t.Helper()
 	opts.Token = emulatortest.Token
 	emu := emulatortest.StartInProcess(t, opts)
-	c, _ := newTestClient(t, emulatortest.URL, func(cfg *Config) {
-		cfg.Transport = emu.Transport()
-		cfg.Wait = nil // real waits: the bubble's clock is fake
+	return emu.Emulator, inProcessClient(t, emu.Transport(), mod)
+}
+
+// startHandlerInProcess is a client whose requests h answers in process;
+// mod may change the client's Config first. Call it inside a synctest
+// bubble.
+func startHandlerInProcess(t *testing.T, h http.HandlerFunc, mod func(*Config)) *Client {
+	t.Helper()
+	return inProcessClient(t, emulatortest.HandlerTransport(h), mod)
+}
+
+// inProcessClient is a client of the default waits whose requests transport
+// answers without a socket: in a synctest bubble, its waits are fake time.
+func inProcessClient(t *testing.T, transport http.RoundTripper, mod func(*Config)) *Client {
+	t.Helper()
+	return newTestClient(t, emulatortest.URL, func(cfg *Config) {
+		cfg.Transport = transport
+		cfg.MinRetryWait, cfg.MaxRetryWait, cfg.MaxRetryAfter = 0, 0, 0 // the defaults
 		if mod != nil {
 			mod(cfg)
 		}
 	})
-	return emu.Emulator, c
+}
+
+// sendTimes records when each request is sent, in a slice only one
+// request at a time may use.
+type sendTimes struct {
+	next  http.RoundTripper
+	times *[]time.Time
+}
+
+func (s sendTimes) RoundTrip(req *http.Request) (*http.Response, error) {
+	*s.times = append(*s.times, time.Now())
+	return s.next.RoundTrip(req)
 }
 
 // suggestions are the suggestions of e's details, in order.

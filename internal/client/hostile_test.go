@@ -53,7 +53,7 @@ func TestRedirectToAnotherOriginIsRefused(t *testing.T) {
 				http.Redirect(w, r, target+r.URL.RequestURI(), http.StatusTemporaryRedirect)
 			}))
 			t.Cleanup(base.Close)
-			c, _ := newTestClient(t, base.URL, func(cfg *Config) {
+			c := newTestClient(t, base.URL, func(cfg *Config) {
 				cfg.Token = hostileToken
 				cfg.Transport = base.Client().Transport
 			})
@@ -101,7 +101,7 @@ func TestRedirectWithinTheOriginKeepsWorking(t *testing.T) {
 		_, _ = io.WriteString(w, subscriptionJSON)
 	}))
 	t.Cleanup(base.Close)
-	c, _ := newTestClient(t, base.URL, func(cfg *Config) {
+	c := newTestClient(t, base.URL, func(cfg *Config) {
 		cfg.Token = hostileToken
 		cfg.Transport = base.Client().Transport
 	})
@@ -193,7 +193,7 @@ func pageServer(t *testing.T, items func(n int) []string) (*httptest.Server, *at
 func TestPagingFreshCursorSameItemsStops(t *testing.T) {
 	t.Parallel()
 	srv, pages := pageServer(t, func(int) []string { return []string{"plan_001", "plan_002", "plan_003"} })
-	c, _ := newTestClient(t, srv.URL, nil)
+	c := newTestClient(t, srv.URL, nil)
 	plans, err := Collect(c.Plans(bg), nil, 0)
 	var pageErr *PageError
 	if !errors.As(err, &pageErr) {
@@ -221,7 +221,7 @@ func TestPagingOverlappingPagesSkipDuplicates(t *testing.T) {
 		}
 		writeJSONResponse(w, 200, map[string]any{"items": []map[string]any{{"id": "b"}, {"id": "c"}}, "nextPage": nil})
 	})
-	c, _ := newTestClient(t, srv.URL, nil)
+	c := newTestClient(t, srv.URL, nil)
 	subs, err := Collect(c.Subscriptions(bg), nil, 0)
 	var ids []string
 	for _, s := range subs {
@@ -235,7 +235,7 @@ func TestPagingOverlappingPagesSkipDuplicates(t *testing.T) {
 func TestPagingEndlessListStopsAtMaxPages(t *testing.T) {
 	t.Parallel()
 	srv, pages := pageServer(t, func(n int) []string { return []string{fmt.Sprintf("plan_%d_a", n), fmt.Sprintf("plan_%d_b", n)} })
-	c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.MaxPages = 40 })
+	c := newTestClient(t, srv.URL, func(cfg *Config) { cfg.MaxPages = 40 })
 	_, err := Collect(c.Plans(bg), nil, 0)
 	var pageErr *PageError
 	if !errors.As(err, &pageErr) {

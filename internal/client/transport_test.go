@@ -57,7 +57,7 @@ func TestEveryRequestCarriesAuthAndUserAgent(t *testing.T) {
 			writeServiceError(w, 404, "notFound", "no")
 		}
 	})
-	c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Token = token })
+	c := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Token = token })
 	if _, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"}); err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestLoggingNeverShowsTheToken(t *testing.T) {
 	if _, err := c.CreateSubscription(ctx, CreateSubscriptionRequest{PlanID: "plan_001"}); !errors.As(err, &uncertain) {
 		t.Fatal(err)
 	}
-	refused, _ := newTestClient(t, closedAddress(t), func(cfg *Config) { cfg.MaxRetries = ptr(1) })
+	refused := newTestClient(t, closedAddress(t), func(cfg *Config) { cfg.MaxRetries = ptr(1) })
 	if _, err := refused.GetPlan(ctx, "plan_001"); err == nil {
 		t.Fatal("no error from a closed port")
 	}
@@ -193,7 +193,7 @@ func TestLoggingMasksTheTokenEvenInURLs(t *testing.T) {
 	var buf syncBuffer
 	ctx := tflogtest.RootLogger(context.Background(), &buf)
 	srv := startServer(t, func(w http.ResponseWriter, r *http.Request) { writeServiceError(w, 404, "notFound", "no") })
-	c, _ := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Token = token })
+	c := newTestClient(t, srv.URL, func(cfg *Config) { cfg.Token = token })
 	_, _ = c.GetPlan(ctx, token)
 	if out := buf.String(); strings.Contains(out, token) || !strings.Contains(out, "***") {
 		t.Errorf("log output = %s", out)

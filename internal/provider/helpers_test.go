@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -281,11 +280,7 @@ func ids(t *testing.T, results []listed) []string {
 
 func newListServer(t *testing.T, srv *emulatortest.Server) *listServer {
 	t.Helper()
-	s, err := providerserver.NewProtocol6WithError(New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, ok := s.(listProviderServer)
+	server, ok := testServer().(listProviderServer)
 	if !ok {
 		t.Fatal("the provider server does not serve list resources")
 	}
@@ -300,10 +295,7 @@ func newListServer(t *testing.T, srv *emulatortest.Server) *listServer {
 // clock is srv's: moving srv's clock forward moves the provider's renewal
 // window with it (WithClock).
 func providersAt(srv *emulatortest.Server) map[string]func() (tfprotov6.ProviderServer, error) {
-	server := NewProtocol6("test", WithClock(func() time.Time { return time.Unix(srv.Now(), 0) }))
-	return map[string]func() (tfprotov6.ProviderServer, error){
-		"mobileplan": func() (tfprotov6.ProviderServer, error) { return server(), nil },
-	}
+	return testProviderFactories(WithClock(func() time.Time { return time.Unix(srv.Now(), 0) }))
 }
 
 func at(name string, more ...string) tfjsonpath.Path {

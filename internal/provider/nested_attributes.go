@@ -1,14 +1,11 @@
 package provider
 
 import (
-	"context"
-
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // planDetailsModel is what a subscription shows of its plan
@@ -76,8 +73,5 @@ type inlinePlanModel struct {
 	PeriodDays types.Int64  `tfsdk:"period_days"`
 }
 
-// The `plan` input's types, its schema's.
-var (
-	inlinePlanAttrTypes = inlinePlanAttribute().GetType().(types.ObjectType).AttrTypes
-	inlinePlanType      = inlinePlanAttribute().GetType().TerraformType(context.Background()).(tftypes.Object)
-)
+// The `plan` input's attribute types, its schema's.
+var inlinePlanAttrTypes = inlinePlanAttribute().GetType().(types.ObjectType).AttrTypes

@@ -23,10 +23,10 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
 
-// PagedRefreshAllowance is how many requests, at most, a refresh reader that
-// reads subscriptions from list pages (WithRefreshReader) may cost beyond
-// one GET per subscription: `paged_refresh` documents it.
-const PagedRefreshAllowance = 10
+// pagedRefreshAllowance is how many requests, at most, the paged refresh
+// (paged_refresh.go) may cost beyond one GET per subscription:
+// `paged_refresh` documents it.
+const pagedRefreshAllowance = 10
 
 // Environment variables read when the provider block leaves a setting out.
 const (
@@ -110,7 +110,7 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				MarkdownDescription: fmt.Sprintf("Whether the refresh of `mobileplan_subscription` reads subscriptions from the service's list, %d a page, instead of with one request each (default `true`). "+
 					"A subscription the pages do not bring is read on its own, so one that is gone is still found gone. The scan stops before it would cost more than %d requests beyond one request per subscription, "+
 					"as when the configuration's subscriptions lie under many newer ones. Set `false` to read each subscription with its own request, as when the service counts list requests against a smaller quota than reads, "+
-					"or to rule this out while investigating an unexpected refresh result. See [Refresh by Pages](#refresh-by-pages).", client.MaxPageSize, PagedRefreshAllowance),
+					"or to rule this out while investigating an unexpected refresh result. See [Refresh by Pages](#refresh-by-pages).", client.MaxPageSize, pagedRefreshAllowance),
 				Optional: true,
 			},
 			"max_requests_per_second": schema.Float64Attribute{
@@ -118,7 +118,7 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					"Set it at or under your share of the account's quota to have no request refused at all, as when pipelines share one token. " +
 					"May also be set with the `" + EnvMaxRequestsPerSecond + "` environment variable; a value in the provider block takes precedence. See [Rate limits](guides/rate-limits.md).",
 				Optional:   true,
-				Validators: []validator.Float64{float64validator.AtLeast(0.001)},
+				Validators: []validator.Float64{float64validator.AtLeast(client.MinMaxRequestsPerSecond)},
 			},
 		},
 	}

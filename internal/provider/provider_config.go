@@ -108,8 +108,8 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	pagedRefresh := cfg.PagedRefresh.IsNull() || cfg.PagedRefresh.IsUnknown() || cfg.PagedRefresh.ValueBool()
 	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": cc.RequestTimeout.String(), "preflight": mode, "paged_refresh": pagedRefresh, "max_requests_per_second": maxRPS})
 	data := &providerData{client: c, preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now}
-	if pagedRefresh && p.refresh != nil {
-		data.subscriptions = p.refresh(c)
+	if pagedRefresh {
+		data.subscriptions = newPagedReader(c)
 	}
 	resp.DataSourceData, resp.ResourceData, resp.ListResourceData = data, data, data
 }
@@ -176,7 +176,7 @@ func maxRequestsPerSecond(v types.Float64) (float64, diag.Diagnostics) {
 	}
 	if err != nil {
 		diags.AddAttributeError(path.Root("max_requests_per_second"), "Invalid "+EnvMaxRequestsPerSecond,
-			fmt.Sprintf("The %s environment variable is %q; it must be a number of requests per second above 0, such as 5 or 0.5 (or unset, for no ceiling).", EnvMaxRequestsPerSecond, env))
+			fmt.Sprintf("The %s environment variable is %q; it must be a number of requests per second of at least %v, such as 5 or 0.5 (or unset, for no ceiling).", EnvMaxRequestsPerSecond, env, client.MinMaxRequestsPerSecond))
 		return 0, diags
 	}
 	return n, diags

@@ -19,7 +19,7 @@ import (
 type providerData struct {
 	client        *client.Client
 	preflight     *preflight
-	subscriptions SubscriptionReader
+	subscriptions subscriptionReader
 	states        StateCodec
 	now           func() time.Time
 }

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -27,11 +26,7 @@ import (
 // returns every diagnostic of both calls.
 func configureDirectly(t *testing.T, settings map[string]string) []*tfprotov6.Diagnostic {
 	t.Helper()
-	server, err := providerserver.NewProtocol6WithError(New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, diags := acctest.ConfigureServer(t, server, settings)
+	_, diags := acctest.ConfigureServer(t, testServer(), settings)
 	return diags
 }
 

@@ -11,12 +11,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -26,9 +23,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 )
 
-var testProviders = map[string]func() (tfprotov6.ProviderServer, error){
-	"mobileplan": providerserver.NewProtocol6WithError(New("test")()),
-}
+var testProviders = testProviderFactories()
 
 func TestProvider_refusesPlainHTTPToRemoteHost(t *testing.T) {
 	t.Parallel()
@@ -58,7 +53,8 @@ func TestProvider_rejectsBadSettings(t *testing.T) {
 		"retries":     {`max_retries = 11`, `max_retries value must be between 0 and 10`},
 		"not a url":   {`base_url = "api.example.com"`, `not an absolute http\(s\) URL`},
 		"userinfo":    {`base_url = "https://user:pw@api.example.com"`, `carries credentials`},
-		"rate zero":   {`max_requests_per_second = 0`, `(?s)max_requests_per_second.*value must be at least`},
+		"rate zero":   {`max_requests_per_second = 0`, `(?s)max_requests_per_second.*value must be at least 0\.001`},
+		"rate tiny":   {`max_requests_per_second = 0.0005`, `(?s)max_requests_per_second.*value must be at least 0\.001`},
 		"ends in /v1": {fmt.Sprintf(`base_url = "%s/v1"`, srv.URL), `(?s)Invalid base_url.*ends in /v1; give the service.s root, without\s+/v1`},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -180,21 +176,26 @@ data "mobileplan_plans" "all" {}
 			}},
 		})
 	})
-	t.Run("a bad rate ceiling in the environment is named", func(t *testing.T) {
-		t.Setenv(EnvBaseURL, srv.URL)
-		t.Setenv(EnvAPIToken, srv.Token)
-		t.Setenv(EnvMaxRequestsPerSecond, "fast")
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testProviders,
-			Steps: []resource.TestStep{{
-				Config:      emptyBlock,
-				ExpectError: regexp.MustCompile(`(?s)Invalid MOBILEPLAN_MAX_REQUESTS_PER_SECOND.*"fast".*above 0`),
-			}},
+	// The block's rule: what max_requests_per_second = 0.0005 is refused
+	// with (TestProvider_rejectsBadSettings) is refused from the variable.
+	for _, bad := range []string{"fast", "0.0005"} {
+		t.Run("a bad rate ceiling in the environment is named: "+bad, func(t *testing.T) {
+			t.Setenv(EnvBaseURL, srv.URL)
+			t.Setenv(EnvAPIToken, srv.Token)
+			t.Setenv(EnvMaxRequestsPerSecond, bad)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviders,
+				Steps: []resource.TestStep{{
+					Config:      emptyBlock,
+					ExpectError: regexp.MustCompile(`(?s)Invalid MOBILEPLAN_MAX_REQUESTS_PER_SECOND.*"` + regexp.QuoteMeta(bad) + `".*at least 0\.001`),
+				}},
+			})
 		})
-	})
+	}
 	t.Run("the rate ceiling from the environment is never refused", func(t *testing.T) {
-		limited := startRateLimited(t, 5, 20)
-		t.Setenv(EnvMaxRequestsPerSecond, "4")
+		// The margins of TestAccProvider_maxRequestsPerSecondIsNeverRefused.
+		limited := startRateLimited(t, 8, 20)
+		t.Setenv(EnvMaxRequestsPerSecond, "3")
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: testProviders,
 			Steps:                    []resource.TestStep{{Config: subscriptionsConfig(limited, 10, "")}},
@@ -216,7 +217,19 @@ data "mobileplan_plans" "all" {}
 	})
 }
 
-func TestMain(m *testing.M) { os.Exit(acctest.Main(m)) }
+func TestMain(m *testing.M) {
+	code := acctest.Main(m)
+	missing, err := unexercisedTypes()
+	switch {
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "parity run: %v\n", err)
+		code = 1
+	case len(missing) > 0:
+		fmt.Fprintf(os.Stderr, "parity run: the plain provider never served %s\n", strings.Join(missing, ", "))
+		code = 1
+	}
+	os.Exit(code)
+}
 
 // The token is sensitive, and nothing can switch TLS verification off.
 func TestProviderSchema_tokenSensitiveNoInsecureSwitch(t *testing.T) {

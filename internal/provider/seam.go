@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -10,10 +11,10 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
 
-// The provider does its work the framework's way: Read obtains a
-// subscription with one GET, and every resource stores and reads its state
-// with State.Set and State.Get. An Option replaces one of those ways with
-// another that must give the same result, faster. The measured speed-ups,
+// The provider does its work the framework's way: every resource stores
+// and reads its state with State.Set and State.Get, and the protocol server
+// is the framework's. An Option replaces one of those ways with another
+// that must give the same result, faster. The measured speed-ups,
 // with the proofs that they give the same result, live in package fastpath,
 // which main.go puts together with this package; without them, everything
 // works the same, slower.
@@ -22,15 +23,15 @@ import (
 type Option func(*options)
 
 type options struct {
-	now     func() time.Time
-	refresh func(*client.Client) SubscriptionReader
-	states  StateCodec
+	now    func() time.Time
+	states StateCodec
 }
 
-// SubscriptionReader obtains a subscription by id, as the resource's Read
-// needs it. Its errors are the client's: IsNotFound says the subscription
-// is gone.
-type SubscriptionReader interface {
+// subscriptionReader obtains a subscription by id, as the resource's Read
+// needs it: with one GET each (oneGetEach), or from the list's pages
+// (paged_refresh.go) while `paged_refresh` is on. Its errors are the
+// client's: IsNotFound says the subscription is gone.
+type subscriptionReader interface {
 	Subscription(ctx context.Context, id string) (*client.Subscription, error)
 }
 
@@ -47,14 +48,6 @@ type StateCodec interface {
 // provider's renewal window in step.
 func WithClock(now func() time.Time) Option {
 	return func(o *options) { o.now = now }
-}
-
-// WithRefreshReader makes refresh the way the resource's Read obtains
-// subscriptions while `paged_refresh` is on: refresh is called once per
-// configured provider instance, which Terraform makes for each plan or
-// apply, with its client.
-func WithRefreshReader(refresh func(*client.Client) SubscriptionReader) Option {
-	return func(o *options) { o.refresh = refresh }
 }
 
 // WithStateCodec makes codec the way mobileplan_subscription stores and
@@ -79,4 +72,30 @@ func (frameworkStates) Get(ctx context.Context, state tfsdk.State, target any) d
 
 func (frameworkStates) Set(ctx context.Context, state *tfsdk.State, val any) diag.Diagnostics {
 	return state.Set(ctx, val)
+}
+
+// What a speed-up in front of the framework needs to know of
+// mobileplan_subscription, read from here rather than written again.
+
+// SubscriptionTypeName is mobileplan_subscription's type name.
+const SubscriptionTypeName = "mobileplan_subscription"
+
+// RenewalTimeAttributes are the attributes of mobileplan_subscription
+// that, with the clock, decide a renewal (subscription_renewal.go): a plan
+// whose prior state equals its proposed one changes with time alone only
+// when RenewalPossible says so of them.
+func RenewalTimeAttributes() []string { return slices.Clone(renewalTimeAttributes) }
+
+var renewalTimeAttributes = []string{earlyRenewalHoursPath.String(), expireAtPath.String()}
+
+// RenewalPossible reports whether a subscription may be due for renewal at
+// some time, given which of RenewalTimeAttributes are set (not null) in its
+// state: renewIfDue renews only when all of them are.
+func RenewalPossible(isSet func(attribute string) bool) bool {
+	for _, name := range renewalTimeAttributes {
+		if !isSet(name) {
+			return false
+		}
+	}
+	return true
 }

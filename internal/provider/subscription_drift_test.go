@@ -32,11 +32,11 @@ func TestReadResource_refreshChangesOnlyWithTheLifecycle(t *testing.T) {
 			t.Parallel()
 			// An emulator each: the clock moves for all its subscriptions.
 			srv := emulatortest.Start(t, emulator.Options{})
-			h := acctest.NewProtoHarness(t, NewProtocol6("test")(), srv)
+			h := acctest.NewProtoHarness(t, testServer(), srv)
 			sub := acctest.CreateAt(t, srv, req)
 			prior := map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, sub.ID)}
 			if req.Plan != nil {
-				prior["plan"] = tftypes.NewValue(inlinePlanType, map[string]tftypes.Value{
+				prior["plan"] = tftypes.NewValue(h.Type.AttributeTypes["plan"], map[string]tftypes.Value{
 					"coverage_id": tftypes.NewValue(tftypes.String, inline.CoverageID),
 					"data_mbs":    tftypes.NewValue(tftypes.Number, inline.DataMBs),
 					"period_days": tftypes.NewValue(tftypes.Number, inline.PeriodDays),

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -98,11 +97,7 @@ resource "mobileplan_subscription" "test" {
 func TestImportState_emptyIDWithoutIdentity(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	server, err := providerserver.NewProtocol6WithError(New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := server.ImportResourceState(ctx, &tfprotov6.ImportResourceStateRequest{TypeName: "mobileplan_subscription", ID: ""})
+	resp, err := testServer().ImportResourceState(ctx, &tfprotov6.ImportResourceStateRequest{TypeName: "mobileplan_subscription", ID: ""})
 	if err != nil {
 		t.Fatal(err)
 	}

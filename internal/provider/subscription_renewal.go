@@ -24,11 +24,12 @@ import (
 // What moves a subscription into its window is time alone, so the plan
 // that renews it has a prior state equal to its proposed new state. A
 // shortcut that answers such plans without the framework (package fastpath)
-// must leave to it every state with early_renewal_hours and expire_at both
-// set, whatever the clock says: ModifyPlan renews only such states.
+// must leave to it every state RenewalPossible (seam.go) accepts, whatever
+// the clock says: ModifyPlan renews only such states.
 
 var (
 	earlyRenewalHoursPath = path.Root("early_renewal_hours")
+	expireAtPath          = path.Root("expire_at")
 	readyForRenewalPath   = path.Root("ready_for_renewal")
 )
 
@@ -38,8 +39,10 @@ func (r *subscriptionResource) renewIfDue(ctx context.Context, req resource.Modi
 	var hours, expireAt types.Int64
 	var state, id, iccid types.String
 	diags := resp.Plan.GetAttribute(ctx, earlyRenewalHoursPath, &hours)
-	diags.Append(req.State.GetAttribute(ctx, path.Root("expire_at"), &expireAt)...)
-	if diags.HasError() || hours.IsNull() || hours.IsUnknown() || expireAt.IsNull() || expireAt.IsUnknown() {
+	diags.Append(req.State.GetAttribute(ctx, expireAtPath, &expireAt)...)
+	timeInputs := map[string]types.Int64{earlyRenewalHoursPath.String(): hours, expireAtPath.String(): expireAt}
+	possible := RenewalPossible(func(name string) bool { v := timeInputs[name]; return !v.IsNull() && !v.IsUnknown() })
+	if diags.HasError() || !possible {
 		resp.Diagnostics.Append(diags...)
 		return false
 	}

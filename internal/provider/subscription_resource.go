@@ -42,7 +42,7 @@ func newSubscriptionResource() resource.Resource { return &subscriptionResource{
 type subscriptionResource struct {
 	client        *client.Client
 	preflight     *preflight
-	subscriptions SubscriptionReader
+	subscriptions subscriptionReader
 	states        StateCodec
 	now           func() time.Time // renewal's clock
 }

@@ -131,7 +131,7 @@ func TestCLI_stateOfThePreviousSchemaPlansNoChanges(t *testing.T) {
 func TestUpgradeResourceState_previousSchema(t *testing.T) {
 	t.Parallel()
 	srv := startSchemaV0Emulator(t)
-	h := acctest.NewProtoHarness(t, NewProtocol6("test")(), srv)
+	h := acctest.NewProtoHarness(t, testServer(), srv)
 	for name, inst := range stateInstances(t, schemaV0State(t)) {
 		raw := []byte(jsonText(t, inst.Attributes))
 		resp, err := h.Server.UpgradeResourceState(context.Background(), &tfprotov6.UpgradeResourceStateRequest{

@@ -33,6 +33,11 @@ const URL = "http://127.0.0.1:8089"
 // Transport is the http.RoundTripper that reaches e.
 func (e *InProcess) Transport() http.RoundTripper { return handlerTransport{e.Emulator} }
 
+// HandlerTransport is an http.RoundTripper whose requests h answers in
+// process: a client of it may run in a synctest bubble, where a socket
+// would stop the bubble's clock.
+func HandlerTransport(h http.Handler) http.RoundTripper { return handlerTransport{h} }
+
 type handlerTransport struct{ handler http.Handler }
 
 func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {

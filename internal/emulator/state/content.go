@@ -1,6 +1,8 @@
 package state
 
-import "time"
+import (
+	"time"
+)
 
 // content is everything the store holds, apart from its lock and file, so
 // that a reset can be undone by putting the old content back.
@@ -83,6 +85,25 @@ func (s *content) freeQueues(label *string) []*esimQueue {
 	}
 	if q := s.freeByLabel[*label]; q != nil {
 		return []*esimQueue{q}
+	}
+	return nil
+}
+
+// esimQueue lists eSIMs by their index in the content's esims, scanned
+// lazily: entries that got assigned since they were queued are skipped, so
+// finding a free eSIM is amortized O(1).
+type esimQueue struct {
+	idx  []int
+	head int
+}
+
+func (q *esimQueue) next(esims []*Esim) *Esim {
+	for q.head < len(q.idx) {
+		e := esims[q.idx[q.head]]
+		if e.SubscriptionID == nil {
+			return e
+		}
+		q.head++
 	}
 	return nil
 }

@@ -15,10 +15,25 @@
 // Tx's mutations store copies of what they are given (copy on write), so
 // the caller's values stay the caller's too.
 //
-// The package's files are in layers, each using only those below it:
-// values, records (plan, esim, subscription), dataset, cursor, the record
-// codec, the store's layout and the file format (layout, boltfile), the
-// in-memory content (esim_queue, content), snapshot, batch, db, open, the
-// transactions (read_tx, tx), errors and the store. layout_test.go checks
-// it.
+// The package's files are its concepts, as bbolt's are (db.go, tx.go,
+// bucket.go, cursor.go, page.go, freelist.go):
+//
+//   - records.go: the records (Plan, Esim, Subscription and their parts)
+//     and the copying helpers every record uses;
+//   - dataset.go: the data set a state starts from;
+//   - cursor.go: the sealed page cursors;
+//   - format.go: the -state file's format: the buckets and meta keys, the
+//     record codec, and the checks of bbolt's pages before bbolt opens a
+//     file;
+//   - content.go: what the store holds in memory, with its eSIM queues;
+//   - snapshot.go: the content as stored and read back, and its checks;
+//   - batch.go: what one change writes to the file;
+//   - open.go: opening a state file, from the checks to the records read
+//     back, and migrating the earlier JSON format;
+//   - tx.go: the transactions, ReadTx and Tx;
+//   - errors.go: the errors a caller may test for;
+//   - store.go: Store, its Options, and the group commit.
+//
+// Each file uses only files below it; layout_test.go computes that order
+// from what each file uses, and fails when two files use each other.
 package state

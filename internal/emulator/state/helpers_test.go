@@ -9,7 +9,7 @@ import (
 
 // The test kit of this package: testDataset and prepare for a state to
 // start from, dumpOf and reopenedDump for comparing whole states, and
-// (boltfile_test.go) writeStateFile and openWithin for state files bbolt
+// (format_test.go) writeStateFile and openWithin for state files bbolt
 // wrote.
 
 // testDataset has plans plans, every third with the label "europe", and

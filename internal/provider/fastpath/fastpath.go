@@ -5,14 +5,17 @@
 //     remembers configurations found valid and answers unchanged plans of
 //     mobileplan_subscription itself (protocol.go);
 //   - States: State.Set and State.Get without the framework's reflection
-//     (state_codec.go);
-//   - the paged reader: the refresh of many subscriptions from the
-//     service's list pages instead of one GET each (paged_reader.go).
+//     (state_codec.go).
 //
-// The provider works without any of them: main.go composes the two with
+// The provider works without either: main.go composes both with
 // NewProtocol6, and provider.NewProtocol6 in its place serves the provider
-// alone, slower. Each speed-up says when it can be deleted; `make bench`
-// measures each against the provider without it.
+// alone, slower (the paged refresh, which changes which requests are sent,
+// is the provider's own, behind `paged_refresh`). What this package needs
+// to know of the provider (the resource's type name, the attributes a
+// renewal depends on, the renewal rule) it reads from the provider's seam
+// (provider/seam.go). Each speed-up says beside it when it can be deleted,
+// and which benchmark shows it; `make bench` measures each against the
+// provider without it.
 package fastpath
 
 import (
@@ -24,6 +27,6 @@ import (
 // NewProtocol6 is provider.NewProtocol6 with every speed-up of this
 // package; opts come after them, and may replace them.
 func NewProtocol6(version string, opts ...provider.Option) func() tfprotov6.ProviderServer {
-	all := append([]provider.Option{provider.WithRefreshReader(newPagedReader), provider.WithStateCodec(&States{})}, opts...)
+	all := append([]provider.Option{provider.WithStateCodec(&States{})}, opts...)
 	return Protocol(provider.New(version, all...))
 }

@@ -25,14 +25,6 @@ func identityType(tb testing.TB, server tfprotov6.ProviderServer) tftypes.Type {
 	return resp.IdentitySchemas[subscriptionType].ValueType()
 }
 
-// during runs a command and counts the requests it sent.
-func during(srv interface{ RequestCounts() map[string]int }, run func()) refreshRequests {
-	before := srv.RequestCounts()
-	run()
-	after := srv.RequestCounts()
-	return refreshRequests{lists: after[listRoute] - before[listRoute], gets: after[getRoute] - before[getRoute]}
-}
-
 // randomValue is a value of typ: null at any level, with maps of 0 to 3
 // elements; with unknowns too when unknowns is set (a configuration).
 func randomValue(rng *rand.Rand, typ tftypes.Type, unknowns bool) tftypes.Value {

@@ -3,6 +3,7 @@ package fastpath
 import (
 	"bytes"
 	"context"
+	"slices"
 	"sync"
 
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
@@ -11,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/vmihailenco/msgpack/v5"
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
 )
 
 // Protocol returns the protocol 6 server of the provider p makes, as
@@ -42,7 +45,11 @@ type frameworkServer interface {
 }
 
 // subscriptionType is the type name of the resource unchangedPlan answers for.
-const subscriptionType = "mobileplan_subscription"
+const subscriptionType = provider.SubscriptionTypeName
+
+// renewalAttributes are the provider's RenewalTimeAttributes: the state's
+// keys renewalPossible looks at.
+var renewalAttributes = provider.RenewalTimeAttributes()
 
 type protocolServer struct {
 	frameworkServer
@@ -73,6 +80,11 @@ const maxValidConfigs = 1024
 // LengthAtLeast, AtLeast) read nothing else, so the answer is the same.
 // Only answers without diagnostics are remembered: the framework's are
 // given for anything else.
+//
+// Delete this cache once Terraform validates a counted resource's
+// configuration once rather than once per instance, or the framework's
+// validation costs about what a lookup here does: then BenchmarkProtocol's
+// validate_framework_only costs about what validate does.
 func (s *protocolServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	if req.TypeName != subscriptionType || req.Config == nil || len(req.Config.MsgPack) == 0 {
 		return s.frameworkServer.ValidateResourceConfig(ctx, req)
@@ -189,10 +201,11 @@ func (s *protocolServer) identityOf(ctx context.Context, typeName string) identi
 }
 
 // renewalPossible reports whether a state of mobileplan_subscription, as
-// msgpack, may be due for renewal at some time: early_renewal_hours and
-// expire_at are both set. It reads only the top-level keys and skips every
-// value, so the unchanged plans it lets through cost no decoding of the
-// state. Anything it cannot read counts as possible.
+// msgpack, may be due for renewal at some time: the provider's
+// RenewalPossible, told which of its renewalAttributes are set. It reads
+// only the top-level keys and skips every value, so the unchanged plans it
+// lets through cost no decoding of the state. Anything it cannot read
+// counts as possible.
 func renewalPossible(state []byte) bool {
 	dec := msgpack.GetDecoder()
 	defer msgpack.PutDecoder(dec)
@@ -201,27 +214,27 @@ func renewalPossible(state []byte) bool {
 	if err != nil || n < 0 {
 		return true
 	}
-	var hours, expires bool
+	var set uint64 // bit i: renewalAttributes[i] is set
 	for range n {
 		key, err := dec.DecodeString()
 		if err != nil {
 			return true
 		}
-		if key == "early_renewal_hours" || key == "expire_at" {
+		if i := slices.Index(renewalAttributes, key); i >= 0 {
 			code, err := dec.PeekCode()
 			if err != nil {
 				return true
 			}
-			set := code != msgpcode.Nil
-			if key == "expire_at" {
-				expires = set
-			} else {
-				hours = set
+			if code != msgpcode.Nil {
+				set |= 1 << i
 			}
 		}
 		if err := dec.Skip(); err != nil {
 			return true
 		}
 	}
-	return hours && expires
+	return provider.RenewalPossible(func(name string) bool {
+		i := slices.Index(renewalAttributes, name)
+		return i >= 0 && set&(1<<i) != 0
+	})
 }

@@ -40,12 +40,22 @@ func BenchmarkProtocol(b *testing.B) {
 		}
 	}
 
-	b.Run("validate", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			resp, err := server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionType, Config: config})
-			check(b, resp.Diagnostics, err)
+	// runEach runs call on each server, as the benchmark of its name.
+	runEach := func(servers map[string]tfprotov6.ProviderServer, call func(tfprotov6.ProviderServer) ([]*tfprotov6.Diagnostic, error)) {
+		for name, server := range servers {
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					diags, err := call(server)
+					check(b, diags, err)
+				}
+			})
 		}
+	}
+
+	runEach(map[string]tfprotov6.ProviderServer{"validate": server, "validate_framework_only": framework}, func(s tfprotov6.ProviderServer) ([]*tfprotov6.Diagnostic, error) {
+		resp, err := s.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionType, Config: config})
+		return resp.Diagnostics, err
 	})
 	b.Run("upgrade", func(b *testing.B) {
 		raw := &tfprotov6.RawState{JSON: acctest.StateJSON(b, prior)}
@@ -65,25 +75,15 @@ func BenchmarkProtocol(b *testing.B) {
 	// The provider without this package, configured like h: the anchor of
 	// each speed-up.
 	plain := acctest.NewProtoHarness(b, provider.NewProtocol6("bench")(), srv).Server
-	for name, server := range map[string]tfprotov6.ProviderServer{"read": server, "read_without_fastpath": plain} {
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				resp, err := server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: subscriptionType, CurrentState: priorDV})
-				check(b, resp.Diagnostics, err)
-			}
-		})
-	}
-	for name, server := range map[string]tfprotov6.ProviderServer{"plan_no_change": server, "plan_no_change_framework_only": framework} {
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				resp, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType,
-					Config: config, PriorState: priorDV, ProposedNewState: proposedDV})
-				check(b, resp.Diagnostics, err)
-			}
-		})
-	}
+	runEach(map[string]tfprotov6.ProviderServer{"read": server, "read_without_fastpath": plain}, func(s tfprotov6.ProviderServer) ([]*tfprotov6.Diagnostic, error) {
+		resp, err := s.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: subscriptionType, CurrentState: priorDV})
+		return resp.Diagnostics, err
+	})
+	runEach(map[string]tfprotov6.ProviderServer{"plan_no_change": server, "plan_no_change_framework_only": framework}, func(s tfprotov6.ProviderServer) ([]*tfprotov6.Diagnostic, error) {
+		resp, err := s.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType,
+			Config: config, PriorState: priorDV, ProposedNewState: proposedDV})
+		return resp.Diagnostics, err
+	})
 	b.Run("plan_create", func(b *testing.B) {
 		null := h.DV(b, tftypes.NewValue(h.Type, nil))
 		b.ReportAllocs()

@@ -111,9 +111,7 @@ func TestUnchangedPlan_leavesEveryOtherPlanToTheFramework(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{})
 	h := acctest.NewProtoHarness(t, NewProtocol6("test")(), srv)
 	wrapper := h.Server.(*protocolServer)
-	rng := rand.New(rand.NewPCG(15, 3)) //nolint:gosec // test data, reproducible
 	state := h.Object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "sub_1")})
-	_ = rng
 	other := h.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_other")})
 	null := tftypes.NewValue(h.Type, nil)
 	for name, c := range map[string]struct {

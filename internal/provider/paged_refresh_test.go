@@ -1,4 +1,4 @@
-package fastpath
+package provider
 
 import (
 	"context"
@@ -22,10 +22,7 @@ import (
 // are exact, the same on every run of a loaded machine.
 
 // getRoute counts the GETs of one subscription; listRoute, the list's pages.
-const (
-	getRoute  = "GET /v1/subscriptions/{id}"
-	listRoute = "GET /v1/subscriptions"
-)
+const getRoute = "GET /v1/subscriptions/{id}"
 
 // bubble runs test in a synctest bubble, in parallel with other tests.
 func bubble(t *testing.T, test func(t *testing.T)) {
@@ -146,8 +143,6 @@ func refreshAllPausing(t *testing.T, srv *account, ids []string, maxRetries int,
 	wg.Wait()
 	return out
 }
-
-func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 func TestPagedReader_readsTheFleetByPages(t *testing.T) {
 	bubble(t, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package fastpath
+package provider
 
 import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
@@ -36,6 +36,14 @@ resource "mobileplan_subscription" "fleet" {
 		acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
 	}
 	return srv, tf
+}
+
+// during runs a command and counts the requests it sent.
+func during(srv interface{ RequestCounts() map[string]int }, run func()) refreshRequests {
+	before := srv.RequestCounts()
+	run()
+	after := srv.RequestCounts()
+	return refreshRequests{lists: after[listRoute] - before[listRoute], gets: after[getRoute] - before[getRoute]}
 }
 
 // refreshRequests are the requests of one command: pages of the list, and

@@ -1,4 +1,4 @@
-package fastpath
+package provider
 
 import (
 	"context"
@@ -8,13 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
 )
-
-// pagedRefreshAllowance is how many requests, at most, reading subscriptions
-// from list pages may cost beyond one GET per subscription (see
-// pagedReader.worthAnotherPage), as `paged_refresh` documents it.
-const pagedRefreshAllowance = provider.PagedRefreshAllowance
 
 // pagedRefreshGrace is how long a Read held back only by the number of
 // Reads seen so far waits for another to arrive before it reads by GET.
@@ -93,7 +87,7 @@ type pagedReader struct {
 
 // newPagedReader returns the refresh reader of one configured provider
 // instance.
-func newPagedReader(c *client.Client) provider.SubscriptionReader {
+func newPagedReader(c *client.Client) subscriptionReader {
 	return &pagedReader{client: c, pages: c.SubscriptionPages(), found: map[string]client.Subscription{}}
 }
 

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,9 +9,103 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
-// What must read bbolt's file format is here, and only here. bbolt maps a
+// The -state file is a bbolt database: one record per plan, eSIM and
+// subscription, so a change writes only what it touched, and the file is
+// locked while an emulator uses it. bbolt was chosen over SQLite because it
+// is pure Go (no cgo in the build), keeps everything in one file with an
+// exclusive flock, and commits transactionally with fsync.
+
+var (
+	bucketMeta  = []byte("meta")
+	bucketPlans = []byte("plans")
+	bucketEsims = []byte("esims")
+	bucketSubs  = []byte("subscriptions")
+	allBuckets  = [][]byte{bucketMeta, bucketPlans, bucketEsims, bucketSubs}
+
+	metaFormat      = []byte("format")
+	metaCursorKey   = []byte("cursorKey")
+	metaClockOffset = []byte("clockOffset")
+	metaCustomPlans = []byte("customPlans")
+)
+
+// stateFormat names the layout of the database; a file with another value
+// is refused rather than misread. /2 held JSON records (never released);
+// /3 holds MessagePack arrays (encodeRecord below).
+const stateFormat = "mobileplan-emulator-state/3"
+
+// lockWait is how long a start waits for another emulator to release the
+// state file before giving up.
+const lockWait = 200 * time.Millisecond
+
+func indexKey(i int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(i)) }
+
+func formatMeta(v int64) []byte { return []byte(strconv.FormatInt(v, 10)) }
+
+// Records are MessagePack arrays, one element per field in declaration
+// order: decoding them is what a restart spends its time on, and this is
+// about four times faster to decode than JSON (no field names to match,
+// no text to scan). msgpack/v5 was already in the module graph through
+// terraform-plugin-go. A record whose element count differs from its
+// struct is refused by the decoder, and TestRecordLayoutPinned makes a
+// change of fields bump stateFormat.
+
+type recordEncoder struct {
+	buf bytes.Buffer
+	enc *msgpack.Encoder
+}
+
+var recordEncoders = sync.Pool{New: func() any {
+	e := &recordEncoder{}
+	e.enc = msgpack.NewEncoder(&e.buf)
+	e.enc.UseArrayEncodedStructs(true)
+	return e
+}}
+
+// encodeRecord returns v as a record; v is a plain struct of strings,
+// numbers and pointers to them, which always encodes.
+func encodeRecord(v any) []byte {
+	e := recordEncoders.Get().(*recordEncoder)
+	defer recordEncoders.Put(e)
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		panic(err)
+	}
+	return bytes.Clone(e.buf.Bytes())
+}
+
+var errTrailingBytes = errors.New("trailing bytes after the record")
+
+// recordDecoder decodes records one after another without allocating a
+// decoder or reader for each; one per goroutine.
+type recordDecoder struct {
+	rd  bytes.Reader
+	dec *msgpack.Decoder
+}
+
+func newRecordDecoder() *recordDecoder {
+	return &recordDecoder{dec: msgpack.NewDecoder(nil)}
+}
+
+func (d *recordDecoder) decode(raw []byte, v any) error {
+	d.rd.Reset(raw)
+	d.dec.ResetReader(&d.rd)
+	if err := d.dec.Decode(v); err != nil {
+		return err
+	}
+	if d.rd.Len() != 0 {
+		return errTrailingBytes
+	}
+	return nil
+}
+
+// What must read bbolt's own page format is here, and only here. bbolt maps a
 // database into memory and believes its page numbers: on a truncated or
 // damaged file it reads past the end of the file (a fault, which kills the
 // process) or panics ("invalid freelist page") before any of its public
