@@ -31,9 +31,9 @@ export TF_CLI_CONFIG_FILE="$work/dev.tfrc" TF_IN_AUTOMATION=1
 export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
 
 # A copy, so that no .terraform directory is left in the checkout; the tests
-# find the kit at ../../mocks, as in the repository.
+# find the kit at ../../mocks, and scripts/lib.sh, as in the repository.
 mkdir "$work/repo"
-cp -R examples mocks "$work/repo/"
+cp -R examples mocks scripts "$work/repo/"
 
 # run_tests CLI DIR [ARG...]: `CLI test` in DIR, each run on an emulator
 # back at its starting data set; the output is shown only when it fails.
