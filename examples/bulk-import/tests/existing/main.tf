@@ -1,5 +1,6 @@
-# Subscriptions that exist before the bulk import: made with the resource,
-# as another configuration (or the service's console) would have.
+# Subscriptions that exist before a test of a module that reads them (the
+# bulk import, fleet health): made with the resource, as another
+# configuration (or the service's console) would have.
 
 terraform {
   required_providers {
@@ -27,6 +28,10 @@ output "ids" {
 
 output "iccids" {
   value = { for s in mobileplan_subscription.existing : s.id => s.esim_iccid }
+}
+
+output "purchased_data_bytes" {
+  value = { for s in mobileplan_subscription.existing : s.id => s.purchased_allowance.data_bytes }
 }
 
 output "plan_ids" {
