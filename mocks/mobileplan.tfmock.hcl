@@ -2,18 +2,24 @@
 # `tofu test`. Without them, the mocked provider fills computed attributes
 # blindly: every list is empty (data.mobileplan_plans.x.ids[0] fails), every
 # number is 0 (an expire_at of 1970) and every string is random (not an
-# ICCID).
+# ICCID). The guide "Testing modules that use this provider" shows its use.
 #
-# Terraform 1.7 and later load this directory:
+# Terraform loads this directory (a path relative to the module's
+# directory):
 #
 #   mock_provider "mobileplan" {
 #     source = "path/to/mocks"
 #   }
 #
-# OpenTofu 1.8 and later take no source there: paste the blocks below
-# inside `mock_provider "mobileplan" { ... }`. In both, override_data and
-# override_resource in a run set single values, such as an expire_at for an
-# expiry case.
+# OpenTofu takes no source there: paste opentofu/mock_provider.hcl, these
+# blocks in the form OpenTofu reads, into the test file instead. In both,
+# override_data and override_resource in a run set single values, such as
+# an expire_at for an expiry case.
+#
+# Terraform (1.11.4, as tested) cannot mock a list of objects: it reads
+# plans, esims and subscriptions below as empty lists, whatever they hold
+# (hashicorp/terraform#38369). OpenTofu reads each as a list of the one
+# object given.
 #
 # The values agree with each other as the service's do: the plans are
 # subscribable (neither addon nor archived); the eSIMs listed are free, and

@@ -233,7 +233,7 @@ func checkValue(path string, a *tfprotov6.SchemaAttribute, v cty.Value) []string
 	if a.NestedType.Nesting == tfprotov6.SchemaObjectNestingModeSingle {
 		return checkAttributes(path, a.NestedType.Attributes, v)
 	}
-	// A list, set or map of objects. Terraform (up to 1.16 at least) takes
+	// A list, set or map of objects. Terraform (1.11.4, as tested) takes
 	// only an object here, and reads it as a template for elements the
 	// mock never makes: the collection comes out empty. A tuple is refused
 	// with "expected object type, found tuple".

@@ -3,7 +3,7 @@
 // `mock_provider "mobileplan" { source = "..." }`. OpenTofu refuses source
 // there, so it needs the kit's blocks pasted inside mock_provider, and it
 // reads a list of objects (plans, esims, subscriptions) only as a list, where
-// Terraform (up to 1.16 at least) takes only an object. From the kit and the
+// Terraform (1.11.4, as tested) takes only an object. From the kit and the
 // provider's schema it writes
 //
 //   - mocks/opentofu/mock_provider.hcl: the block to paste into a test file;

@@ -1,4 +1,4 @@
-# OpenTofu only: Terraform (up to 1.16 at least) cannot mock a list of
+# OpenTofu only: Terraform (1.11.4, as tested) cannot mock a list of
 # objects (hashicorp/terraform#38369). A listing with one subscription in
 # each state; only the subscriptions that have not expired, and that no
 # other configuration manages, are adopted.

@@ -3,7 +3,7 @@
 # mock_provider, so the mock kit's blocks are pasted in.
 
 # Offline, on the provider's mock kit (mocks/ in its repository). Terraform
-# (up to 1.16 at least) cannot mock a list of objects, so it reads the kit's
+# (1.11.4, as tested) cannot mock a list of objects, so it reads the kit's
 # subscriptions as an empty list (hashicorp/terraform#38369); OpenTofu reads
 # the kit's one active subscription. These runs hold under both; the
 # filters are tested with single values in filters.tofutest.hcl (OpenTofu)

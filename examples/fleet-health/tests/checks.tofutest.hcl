@@ -1,4 +1,4 @@
-# OpenTofu only: Terraform (up to 1.16 at least) cannot mock a list of
+# OpenTofu only: Terraform (1.11.4, as tested) cannot mock a list of
 # objects (hashicorp/terraform#38369). One fleet, with a subscription for
 # each warning: sub_fresh is active with 90% of its data left, sub_thirsty
 # has 2% left, sub_gone has expired, sub_ready is not used yet; europe has 3

@@ -3,7 +3,7 @@
 # mock_provider, so the mock kit's blocks are pasted in.
 
 # Offline, on the provider's mock kit (mocks/ in its repository): the
-# kit's fleet is healthy. Terraform (up to 1.16 at least) cannot mock a list
+# kit's fleet is healthy. Terraform (1.11.4, as tested) cannot mock a list
 # of objects, so it reads the kit's subscriptions and eSIMs as empty lists
 # (hashicorp/terraform#38369); OpenTofu reads the kit's active subscription,
 # which expires in 2099 with a quarter of its data used, and its free eSIM.
