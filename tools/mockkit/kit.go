@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -260,7 +260,8 @@ func checkICCIDs(path, name string, v cty.Value) []string {
 }
 
 func ctyType(a *tfprotov6.SchemaAttribute) (cty.Type, error) {
-	raw, err := a.Type.MarshalJSON()
+	// The JSON form is the one type syntax tftypes and cty share.
+	raw, err := json.Marshal(a.Type)
 	if err != nil {
 		return cty.NilType, err
 	}
@@ -274,10 +275,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// readFile is os.ReadFile with the path in the error.
-func readFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	return string(b), err
 }

@@ -94,10 +94,11 @@ func generate(root string) (map[string][]byte, error) {
 		return nil, err
 	}
 	for _, test := range tests {
-		text, err := readFile(test)
+		raw, err := os.ReadFile(test)
 		if err != nil {
 			return nil, err
 		}
+		text := string(raw)
 		loc := kitSource.FindStringSubmatchIndex(text)
 		if loc == nil {
 			continue
