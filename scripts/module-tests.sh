@@ -19,16 +19,7 @@ need "${clis[@]}"
 
 build_binaries
 start_emulator -quiet
-cat >"$work/dev.tfrc" <<RC
-provider_installation {
-  dev_overrides {
-    "mobileplan/mobileplan" = "$work/bin"
-  }
-  direct {}
-}
-RC
-export TF_CLI_CONFIG_FILE="$work/dev.tfrc" TF_IN_AUTOMATION=1
-export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
+use_dev_build
 
 # A copy, so that no .terraform directory is left in the checkout; the tests
 # find the kit at ../../mocks, and scripts/lib.sh, as in the repository.

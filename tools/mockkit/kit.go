@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -122,7 +124,7 @@ func providerSchema() (*tfprotov6.GetProviderSchemaResponse, error) {
 func checkKit(schema *tfprotov6.GetProviderSchemaResponse, k *kit) []string {
 	var problems []string
 	check := func(kind, block string, schemas map[string]*tfprotov6.Schema, mocks map[string]cty.Value) {
-		for _, typeName := range sortedKeys(schemas) {
+		for _, typeName := range slices.Sorted(maps.Keys(schemas)) {
 			defaults, ok := mocks[typeName]
 			if !ok {
 				problems = append(problems, fmt.Sprintf("%s %s: no %s block", kind, typeName, block))
@@ -130,7 +132,7 @@ func checkKit(schema *tfprotov6.GetProviderSchemaResponse, k *kit) []string {
 			}
 			problems = append(problems, checkBlock(typeName, schemas[typeName].Block, defaults)...)
 		}
-		for _, typeName := range sortedKeys(mocks) {
+		for _, typeName := range slices.Sorted(maps.Keys(mocks)) {
 			if _, ok := schemas[typeName]; !ok {
 				problems = append(problems, fmt.Sprintf("%s %q: the provider has no %s of that name", block, typeName, kind))
 			}
@@ -266,13 +268,4 @@ func ctyType(a *tfprotov6.SchemaAttribute) (cty.Type, error) {
 		return cty.NilType, err
 	}
 	return ctyjson.UnmarshalType(raw)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

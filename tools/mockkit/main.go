@@ -18,9 +18,11 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,7 +57,7 @@ func main() {
 }
 
 func writeFiles(root string, files map[string][]byte) error {
-	for _, name := range sortedKeys(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		path := filepath.Join(root, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
@@ -123,7 +125,7 @@ func generate(root string) (map[string][]byte, error) {
 func tofuBlocks(schema *tfprotov6.GetProviderSchemaResponse, k *kit) string {
 	f := hclwrite.NewEmptyFile()
 	render := func(blockType string, schemas map[string]*tfprotov6.Schema, mocks map[string]cty.Value) {
-		for _, typeName := range sortedKeys(mocks) {
+		for _, typeName := range slices.Sorted(maps.Keys(mocks)) {
 			if len(f.Body().Blocks()) > 0 {
 				f.Body().AppendNewline()
 			}
