@@ -21,6 +21,9 @@
 # (hashicorp/terraform#38369). OpenTofu reads each as a list of the one
 # object given.
 #
+# Attributes the configuration may set (the resource's plan_id) have no
+# default: OpenTofu refuses one where the configuration sets it.
+#
 # The values agree with each other as the service's do: the plans are
 # subscribable (neither addon nor archived); the eSIMs listed are free, and
 # the subscriptions are on other eSIMs; the resource is a subscription just
@@ -35,7 +38,6 @@
 mock_resource "mobileplan_subscription" {
   defaults = {
     id                = "sub_00000000000000a3"
-    plan_id           = "plan_001"
     state             = "ready"
     esim_iccid        = "8988247000000000043"
     created_at        = 4070908800

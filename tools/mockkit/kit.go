@@ -121,6 +121,9 @@ func providerSchema() (*tfprotov6.GetProviderSchemaResponse, error) {
 // Only computed attributes need a default: the rest come from the
 // configuration. So an attribute or block that only configures, such as
 // timeouts, needs nothing, while a computed attribute nested in it would.
+// An attribute both optional and computed must have none: OpenTofu refuses
+// a mock value for an attribute the configuration sets ("Invalid
+// mock/override field").
 func checkKit(schema *tfprotov6.GetProviderSchemaResponse, k *kit) []string {
 	var problems []string
 	check := func(kind, block string, schemas map[string]*tfprotov6.Schema, mocks map[string]cty.Value) {
@@ -169,7 +172,7 @@ func checkAttributes(path string, attrs []*tfprotov6.SchemaAttribute, defaults c
 		known[a.Name] = true
 		at := path + "." + a.Name
 		if !defaults.Type().HasAttribute(a.Name) {
-			if a.Computed {
+			if a.Computed && !a.Optional {
 				problems = append(problems, at+": computed, with no mock default")
 			} else if a.NestedType != nil {
 				problems = append(problems, missingNested(at, a.NestedType.Attributes)...)
@@ -177,7 +180,7 @@ func checkAttributes(path string, attrs []*tfprotov6.SchemaAttribute, defaults c
 			continue
 		}
 		v := defaults.GetAttr(a.Name)
-		if !a.Computed {
+		if !a.Computed || a.Optional {
 			problems = append(problems, at+": a default for an attribute the configuration sets")
 			continue
 		}
@@ -206,7 +209,7 @@ func computedPaths(path string, attrs []*tfprotov6.SchemaAttribute) []string {
 	var paths []string
 	for _, a := range attrs {
 		switch {
-		case a.Computed:
+		case a.Computed && !a.Optional:
 			paths = append(paths, path+"."+a.Name)
 		case a.NestedType != nil:
 			paths = append(paths, computedPaths(path+"."+a.Name, a.NestedType.Attributes)...)

@@ -2,6 +2,9 @@
 # MOBILEPLAN_API_TOKEN must name one (make test starts one). NEVER point
 # them at the real service: a test's clean-up destroys what it created, and
 # destroying a subscription only forgets it; it keeps running, and costing.
+#
+# An earlier run's outputs reach an assertion as variables (var.existing):
+# OpenTofu reads run.NAME in a variables block, not in an assertion.
 
 # Four subscriptions exist before the import.
 run "existing" {
@@ -38,18 +41,19 @@ run "import_adopts_what_exists" {
 
   variables {
     managed_elsewhere = [run.existing.ids[1]]
+    existing          = run.existing
   }
 
   assert {
-    condition     = toset(keys(output.adopted)) == toset(slice(run.existing.ids, 2, 4))
-    error_message = "Want the two subscriptions neither expired nor managed elsewhere adopted, got ${jsonencode(keys(output.adopted))} of ${jsonencode(run.existing.ids)}."
+    condition     = toset(keys(output.adopted)) == toset(slice(var.existing.ids, 2, 4))
+    error_message = "Want the two subscriptions neither expired nor managed elsewhere adopted, got ${jsonencode(keys(output.adopted))} of ${jsonencode(var.existing.ids)}."
   }
   assert {
-    condition     = alltrue([for id, iccid in output.adopted : iccid == run.existing.iccids[id]])
+    condition     = alltrue([for id, iccid in output.adopted : iccid == var.existing.iccids[id]])
     error_message = "An adopted subscription should keep its eSIM: ${jsonencode(output.adopted)}"
   }
   assert {
-    condition     = alltrue([for id, s in mobileplan_subscription.adopted : s.plan_id == run.existing.plan_ids[id] && s.state == "ready"])
+    condition     = alltrue([for id, s in mobileplan_subscription.adopted : s.plan_id == var.existing.plan_ids[id] && s.state == "ready"])
     error_message = "An adopted subscription should keep its plan and state."
   }
 }

@@ -2,12 +2,15 @@
 # OpenTofu runs this file in place of mock.tftest.hcl: it takes no source in
 # mock_provider, so the mock kit's blocks are pasted in.
 
-# Offline, on the provider's mock kit (mocks/ in its repository). Terraform
+# Offline, on the provider's mock kit (mocks/ in its repository). Adoption
+# itself is tested against the emulator (emulator.tftest.hcl): Terraform
 # (1.11.4, as tested) cannot mock a list of objects, so it reads the kit's
-# subscriptions as an empty list (hashicorp/terraform#38369); OpenTofu reads
-# the kit's one active subscription. These runs hold under both; the
-# filters are tested with single values in filters.tofutest.hcl (OpenTofu)
-# and against the emulator in emulator.tftest.hcl.
+# subscriptions as an empty list (hashicorp/terraform#38369), and OpenTofu
+# (1.12.6, as tested) stops with a panic when a mocked provider is asked to
+# import ("Importing is not supported in testing context"). What runs
+# offline is what the module leaves out: here the kit's one subscription,
+# which OpenTofu reads, managed elsewhere; in filters.tofutest.hcl an
+# expired one.
 
 mock_provider "mobileplan" {
   mock_resource "mobileplan_subscription" {
@@ -27,7 +30,6 @@ mock_provider "mobileplan" {
         period_iterations    = 1
         throttled_speed_kbps = 0
       }
-      plan_id = "plan_001"
       purchased_allowance = {
         data_bytes    = 5120000000
         sms_messages  = null
@@ -163,19 +165,6 @@ mock_provider "mobileplan" {
   }
 }
 
-run "adopts_every_live_subscription_on_its_plan" {
-  command = plan
-
-  assert {
-    condition     = toset(keys(mobileplan_subscription.adopted)) == toset([for s in data.mobileplan_subscriptions.existing.subscriptions : s.id if s.state != "expired"])
-    error_message = "Every listed subscription that has not expired should be adopted."
-  }
-  assert {
-    condition     = alltrue([for s in data.mobileplan_subscriptions.existing.subscriptions : mobileplan_subscription.adopted[s.id].plan_id == s.plan_id if s.state != "expired"])
-    error_message = "An adopted subscription should stay on its plan."
-  }
-}
-
 run "leaves_out_what_is_managed_elsewhere" {
   command = plan
 
@@ -184,7 +173,7 @@ run "leaves_out_what_is_managed_elsewhere" {
   }
 
   assert {
-    condition     = length(mobileplan_subscription.adopted) == 0
-    error_message = "Subscriptions another configuration manages should not be adopted."
+    condition     = length(mobileplan_subscription.adopted) == 0 && length(output.adopted) == 0
+    error_message = "A subscription another configuration manages should not be adopted."
   }
 }

@@ -2,6 +2,9 @@
 # MOBILEPLAN_API_TOKEN must name one (make test starts one). NEVER point
 # them at the real service: a test's clean-up destroys what it created, and
 # destroying a subscription only forgets it; it keeps running, and costing.
+#
+# An earlier run's outputs reach an assertion as variables (var.fleet):
+# OpenTofu reads run.NAME in a variables block, not in an assertion.
 
 # Three subscriptions, made as the bulk import's test makes them.
 run "fleet" {
@@ -39,6 +42,10 @@ run "fleet_in_use" {
 run "checks_name_what_needs_attention" {
   command = apply
 
+  variables {
+    fleet = run.fleet
+  }
+
   expect_failures = [
     check.subscriptions_expiring,
     check.subscriptions_low_on_data,
@@ -49,15 +56,15 @@ run "checks_name_what_needs_attention" {
     error_message = "Want one subscription in each state, got ${jsonencode(output.fleet.subscriptions)}."
   }
   assert {
-    condition     = local.expiring == { (run.fleet.ids[0]) = "expired" }
+    condition     = local.expiring == { (var.fleet.ids[0]) = "expired" }
     error_message = "Want the first subscription reported as expired, got ${jsonencode(local.expiring)}."
   }
   assert {
-    condition     = keys(local.low_on_data) == [run.fleet.ids[1]] && startswith(local.low_on_data[run.fleet.ids[1]], "3% of ")
+    condition     = keys(local.low_on_data) == [var.fleet.ids[1]] && startswith(local.low_on_data[var.fleet.ids[1]], "3% of ")
     error_message = "Want the second subscription reported with 3% of its data left, got ${jsonencode(local.low_on_data)}."
   }
   assert {
-    condition     = alltrue([for e in data.mobileplan_esims.inventory.esims : e.subscription_id != null if contains(values(run.fleet.iccids), e.iccid)])
+    condition     = alltrue([for e in data.mobileplan_esims.inventory.esims : e.subscription_id != null if contains(values(var.fleet.iccids), e.iccid)])
     error_message = "The fleet's eSIMs should read as taken in the inventory."
   }
 }

@@ -25,7 +25,6 @@ mock_provider "mobileplan" {
         period_iterations    = 1
         throttled_speed_kbps = 0
       }
-      plan_id = "plan_001"
       purchased_allowance = {
         data_bytes    = 5120000000
         sms_messages  = null
