@@ -127,6 +127,17 @@ func TestCheckKitReportsStaleness(t *testing.T) {
 		}
 	})
 
+	t.Run("default for an attribute the configuration sets", func(t *testing.T) {
+		t.Parallel()
+		schema, k := schemaAndKit(t)
+		k.resources["mobileplan_subscription"] = withString(t, k.resources["mobileplan_subscription"], "plan_id", "plan_001")
+		problems := checkKit(schema, k)
+		want := "mobileplan_subscription.plan_id: a default for an attribute the configuration sets"
+		if len(problems) != 1 || problems[0] != want {
+			t.Fatalf("problems: %v, want %q", problems, want)
+		}
+	})
+
 	t.Run("ICCID without a valid check digit", func(t *testing.T) {
 		t.Parallel()
 		schema, k := schemaAndKit(t)
