@@ -177,3 +177,16 @@ run "leaves_out_what_is_managed_elsewhere" {
     error_message = "A subscription another configuration manages should not be adopted."
   }
 }
+
+run "apply_adopts_nothing_managed_elsewhere" {
+  command = apply
+
+  variables {
+    managed_elsewhere = ["sub_00000000000000a1"]
+  }
+
+  assert {
+    condition     = output.adopted == {}
+    error_message = "Nothing should be adopted: ${jsonencode(output.adopted)}"
+  }
+}

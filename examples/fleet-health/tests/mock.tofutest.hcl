@@ -179,3 +179,21 @@ run "the_kit_fleet_is_healthy" {
     error_message = "The kit lists no expired and no ready subscription: ${jsonencode(output.fleet)}"
   }
 }
+
+# The checks only read: an apply creates nothing and reports the same fleet.
+run "apply_creates_nothing" {
+  command = apply
+
+  variables {
+    min_free_esims = 1
+  }
+
+  assert {
+    condition     = output.fleet.subscriptions.active == length([for s in data.mobileplan_subscriptions.all.subscriptions : s if s.state == "active"])
+    error_message = "The fleet output should count the active subscriptions read: ${jsonencode(output.fleet)}"
+  }
+  assert {
+    condition     = length(data.mobileplan_subscriptions.all.ids) == 1 && length(data.mobileplan_esims.inventory.iccids) == 1
+    error_message = "The kit's id lists should be read whole."
+  }
+}
