@@ -14,16 +14,7 @@ start_emulator -state "$work/emulator-state.db"
 echo "emulator at $base_url"
 
 step "Writing a Terraform CLI config that points mobileplan/mobileplan at the fresh build"
-cat >"$work/dev.tfrc" <<RC
-provider_installation {
-  dev_overrides {
-    "mobileplan/mobileplan" = "$work/bin"
-  }
-  direct {}
-}
-RC
-export TF_CLI_CONFIG_FILE="$work/dev.tfrc" TF_IN_AUTOMATION=1
-export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
+use_dev_build
 mkdir "$work/demo"
 cp examples/demo/*.tf "$work/demo/"
 

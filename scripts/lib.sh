@@ -69,6 +69,22 @@ start_emulator() {
   kill -0 "$emulator_pid" 2>/dev/null || { cat "$log" >&2; echo "the emulator exited after printing its address" >&2; return 1; }
 }
 
+# use_dev_build: point mobileplan/mobileplan at the build in $work/bin
+# through dev_overrides (no terraform init, no registry, no network), and
+# the provider at the emulator start_emulator started.
+use_dev_build() {
+  cat >"$work/dev.tfrc" <<RC
+provider_installation {
+  dev_overrides {
+    "mobileplan/mobileplan" = "$work/bin"
+  }
+  direct {}
+}
+RC
+  export TF_CLI_CONFIG_FILE="$work/dev.tfrc" TF_IN_AUTOMATION=1
+  export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
+}
+
 # need CMD...: stop with a clear message when a command the script uses is
 # missing.
 need() {
