@@ -40,7 +40,8 @@ import (
 //     closed, so that the burst sent when it opens is what the service
 //     refilled meanwhile, and at least one request.
 //  6. A ceiling (Config.MaxRequestsPerSecond) is a rate from the start,
-//     spaced evenly, and the rate never grows above it.
+//     spaced evenly, the first request included, and the rate never grows
+//     above it.
 //  7. A request answered 429 is sent again once the pace lets it, for any
 //     method (the service did not act on it), until its deadline: the
 //     context's, or MaxRateLimitWait after it started. A wait that would
@@ -139,6 +140,12 @@ func newPace(ceiling float64) *pace {
 	if ceiling > 0 {
 		p.ceiling = rate.Limit(ceiling)
 		p.limiter = rate.NewLimiter(p.ceiling, 1)
+		// Empty at the start: a pipeline runs one provider process after
+		// another (the plan's, then the apply's), and this one cannot know
+		// how recently the one before it sent. Starting as if it just had
+		// keeps the pipeline under its ceiling across them, at the cost of
+		// one interval before the first request.
+		p.limiter.ReserveN(time.Now(), 1)
 	}
 	return p
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 )
 
 // workload is creates sent by workers at once, as Terraform's -parallelism
@@ -129,8 +130,9 @@ func TestPaceCeilingUnderTheLimitIsNeverRefused(t *testing.T) {
 			if o.failed != 0 || o.limited != 0 {
 				t.Errorf("%v; want no 429 under a ceiling of %v at a limit of 5", o, ceiling)
 			}
-			// 60 requests spaced evenly at the ceiling, the first at once.
-			if want := time.Duration(59 / ceiling * float64(time.Second)); o.elapsed != want {
+			// 60 requests spaced evenly at the ceiling, the first after one
+			// interval too (the process before may just have sent).
+			if want := time.Duration(60 / ceiling * float64(time.Second)); o.elapsed != want {
 				t.Errorf("took %v, want %v: the ceiling's pace, no slower", o.elapsed, want)
 			}
 		})
@@ -221,6 +223,40 @@ func TestPaceCountsTheSlowdown(t *testing.T) {
 		sendCreates(t, c, workload{creates: 20, workers: 10})
 		if s := c.RateLimitSlowdown(); s != (RateLimitSlowdown{}) {
 			t.Errorf("slowdown %+v with no limit at the service; the ceiling is the user's own choice", s)
+		}
+	})
+}
+
+// Pipelines that share a token and set ceilings summing under its limit
+// are never refused, though each runs two provider processes one after
+// the other (the plan's, then the apply's), each with a pace of its own
+// that cannot know when the one before it last sent.
+func TestPaceCeilingsSummingUnderTheLimitAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		emu := emulatortest.StartInProcess(t, emulator.Options{Token: emulatortest.Token, Dataset: dataset(3, 200), RateLimit: 5})
+		process := func() *Client {
+			return newTestClient(t, emulatortest.URL, func(cfg *Config) {
+				cfg.Transport, cfg.MaxRequestsPerSecond = emu.Transport(), 1.6
+			})
+		}
+		var pipelines sync.WaitGroup
+		for range 3 {
+			pipelines.Go(func() {
+				plan := process()
+				for range 4 { // the plan's reads: the plan, pages of eSIMs
+					if _, err := plan.GetPlan(bg, "plan_001"); err != nil {
+						t.Error(err)
+					}
+				}
+				if failed := sendCreates(t, process(), workload{creates: 40, workers: 10}); failed != 0 {
+					t.Errorf("%d creates failed", failed)
+				}
+			})
+		}
+		pipelines.Wait()
+		if st := emu.Stats(); st.RateLimited != 0 {
+			t.Errorf("%d of %d requests answered 429 under ceilings of 3 × 1.6 at a limit of 5", st.RateLimited, st.Requests["POST /v1/subscriptions"]+st.Requests["GET /v1/plans/{id}"])
 		}
 	})
 }

@@ -18,7 +18,8 @@ import (
 // before the request is processed; rules can also act after processing
 // (Action "drop"), which is the case a client must not retry.
 type Faults struct {
-	// LatencyMs is added to every /v1 request.
+	// LatencyMs holds back the answer to every /v1 request; a request
+	// that is processed is acted on first, as a slow service does.
 	LatencyMs int `json:"latencyMs"`
 	// ErrorRate is the fraction (0..1) of /v1 requests answered with an
 	// injected error instead of being processed.

@@ -79,7 +79,7 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 		MarkdownDescription: "Manages eSIM mobile-plan subscriptions and reads plans, eSIMs and subscriptions of a mobile-plan service account.",
 		Attributes: map[string]schema.Attribute{
 			"base_url": schema.StringAttribute{
-				MarkdownDescription: "Address of the service, such as `https://api.example.com`: its root, without `/v1`, which begins every path the provider requests (a value ending in `/v1` is refused; a 404 for a path the service must have is reported as a wrong `base_url`, never as a missing plan or subscription). Must be `https`, except for loopback hosts (`localhost`, any address in `127.0.0.0/8`, `[::1]`) where the emulator runs, since anywhere else the token would travel in clear text. May also be set with the `" + EnvBaseURL + "` environment variable; a value in the provider block takes precedence, and an empty string counts as unset.",
+				MarkdownDescription: "Address of the service, such as `https://api.example.com`: its root, without `/v1` (refused; the provider adds it). Must be `https`, except for loopback hosts (`localhost`, any address in `127.0.0.0/8`, `[::1]`) where the emulator runs, since anywhere else the token would travel in clear text. May also be set with the `" + EnvBaseURL + "` environment variable; a value in the provider block takes precedence, and an empty string counts as unset.",
 				Optional:            true,
 				Validators:          []validator.String{validBaseURL},
 			},
