@@ -262,12 +262,11 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 // that base_url does not lead to the service. Until a first success
 // answer, an object's 404 is checked once against its collection.
 func (c *Client) noSuchPath(ctx context.Context, call Call, requested string, body []byte) error {
-	collection := call.Path
 	if strings.Count(call.Path, "/") > 2 {
 		if c.reached.Load() {
 			return nil
 		}
-		collection = call.Path[:strings.LastIndex(call.Path, "/")]
+		collection := call.Path[:strings.LastIndex(call.Path, "/")]
 		probe := c.call(ctx, "check the base URL", http.MethodGet, collection, url.Values{"pageSize": {"1"}}, nil, nil)
 		var noPath *NoSuchPathError
 		if !errors.As(probe, &noPath) {
