@@ -114,8 +114,8 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				Optional: true,
 			},
 			"max_requests_per_second": schema.Float64Attribute{
-				MarkdownDescription: "The most requests per second this provider sends, a number above 0 (`0.5` is one every two seconds). Unset, the provider finds the service's limit by itself: it slows down on the first `429` and grows back while requests succeed. " +
-					"Set it at or under your share of the account's quota to have no request refused at all, as when pipelines share one token. " +
+				MarkdownDescription: "The most requests per second this provider sends, at least `0.001` (`0.5` is one every two seconds). Unset, the provider finds the service's limit by itself: it slows down on the first `429` and grows back while requests succeed. " +
+					"Set it to your share of the account's quota, as when pipelines share one token, to keep under it from the first request on. " +
 					"May also be set with the `" + EnvMaxRequestsPerSecond + "` environment variable; a value in the provider block takes precedence. See [Rate limits](guides/rate-limits.md).",
 				Optional:   true,
 				Validators: []validator.Float64{float64validator.AtLeast(client.MinMaxRequestsPerSecond)},

@@ -16,6 +16,7 @@ import (
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
@@ -92,7 +93,7 @@ func TestProvider_wrongBaseURLSaysSo(t *testing.T) {
 				ProtoV6ProviderFactories: testProviders,
 				Steps: []resource.TestStep{{
 					Config:      fmt.Sprintf("provider \"mobileplan\" {\n  base_url = %q\n  api_token = %q\n  %s\n}\n%s\n", srv.URL+"/apii", srv.Token, tc.settings, tc.body),
-					ExpectError: regexp.MustCompile(`(?s)The service at ` + regexp.QuoteMeta(srv.URL) + `/apii/v1/\S+ has no such path.*check base_url`),
+					ExpectError: regexp.MustCompile(`(?s)The service at\s+` + regexp.QuoteMeta(srv.URL) + `/apii/v1/\S+\s+has\s+no\s+such\s+path.*check\s+base_url`),
 				}},
 			})
 			if n := srv.Stats().Subscriptions; n != 0 {
@@ -283,5 +284,44 @@ func TestAccProvider_userAgent(t *testing.T) {
 		if !want.MatchString(ua) {
 			t.Errorf("User-Agent %q does not match %s", ua, want)
 		}
+	}
+}
+
+// A refresh under a base_url that does not lead to the service keeps
+// every subscription in state: a 404 there is the path's, not the
+// subscription's, and planning to create them all again would buy a
+// second fleet.
+func TestAccSubscription_wrongBaseURLKeepsState(t *testing.T) {
+	t.Parallel()
+	srv := startEmulator(t)
+	config := func(baseURL string) string {
+		return fmt.Sprintf(`
+provider "mobileplan" {
+  base_url  = %q
+  api_token = %q
+}
+resource "mobileplan_subscription" "test" {
+  plan_id = "plan_001"
+}
+`, baseURL, srv.Token)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: config(srv.URL)},
+			{
+				Config:      config(srv.URL + "/apii"),
+				ExpectError: regexp.MustCompile(`(?s)has no such\s+path.*check\s+base_url`),
+			},
+			{
+				Config: config(srv.URL),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+	if n := srv.Stats().Subscriptions; n != 1 {
+		t.Errorf("%d subscriptions at the service, want the one", n)
 	}
 }
