@@ -24,6 +24,7 @@ import (
 // any moment, the service holds exactly what state holds, and applying
 // again brings the count to what the configuration says.
 func TestCLI_interruptedApplyLeavesNothingOutsideState(t *testing.T) {
+	t.Parallel()
 	acctest.SkipUnlessAcceptance(t)
 	if runtime.GOOS == "windows" {
 		t.Skip("interrupts a process group")

@@ -129,6 +129,7 @@ func alive(pids []int) []int {
 }
 
 func TestCLI_terraformGoneMidApplyStopsProvider(t *testing.T) {
+	t.Parallel()
 	acctest.SkipUnlessAcceptance(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("finds the provider process through /proc")
