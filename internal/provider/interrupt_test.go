@@ -1,12 +1,12 @@
+//go:build unix
+
 package provider
 
 import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"runtime"
 	"syscall"
 	"testing"
@@ -46,17 +46,8 @@ resource "mobileplan_subscription" "fleet" {
   plan_id = "plan_001"
 }
 `, count))
-			cmd := exec.Command(acctest.TerraformBinary(), "apply", "-auto-approve", "-input=false", "-no-color")
-			cmd.Dir, cmd.Env = tf.Dir, tf.Env()
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a group of its own, as a terminal's job
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan struct{})
-			go func() { _ = cmd.Wait(); close(exited) }()
-			t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-exited })
+			apply := startBackground(t, tf, "apply", "-auto-approve", "-input=false")
+			out, cmd := apply.out, apply.cmd
 
 			deadline := time.Now().Add(2 * time.Minute)
 			for srv.RequestCounts()["POST /v1/subscriptions"]-srv.Stats().RateLimited < after {
@@ -69,7 +60,7 @@ resource "mobileplan_subscription" "fleet" {
 				t.Fatal(err)
 			}
 			select {
-			case <-exited:
+			case <-apply.exited:
 			case <-time.After(time.Minute):
 				t.Fatalf("terraform still running a minute after the interrupt:\n%s", out.String())
 			}

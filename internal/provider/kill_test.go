@@ -1,3 +1,5 @@
+//go:build unix
+
 package provider
 
 import (
@@ -160,17 +162,8 @@ resource "mobileplan_subscription" "fleet" {
 }
 `)
 	binary := tf.ProviderPath()
-	cmd := exec.Command(terraformPath(t), "apply", "-auto-approve", "-input=false", "-no-color")
-	cmd.Dir = tf.Dir
-	cmd.Env = tf.Env()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
+	apply := startBackground(t, tf, "apply", "-auto-approve", "-input=false")
+	out, cmd, exited := apply.out, apply.cmd, apply.exited
 
 	// Wait until all ten creates were refused once: the provider now holds
 	// ten retries it has not sent.
