@@ -7,7 +7,6 @@ import (
 
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -26,9 +25,6 @@ import (
 func TestCLI_interruptedApplyLeavesNothingOutsideState(t *testing.T) {
 	t.Parallel()
 	acctest.SkipUnlessAcceptance(t)
-	if runtime.GOOS == "windows" {
-		t.Skip("interrupts a process group")
-	}
 	const count = 12
 	// The moments: the first create in flight; several done, some in
 	// flight and the rest waiting for the service's rate limit.
