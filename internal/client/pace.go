@@ -368,22 +368,29 @@ type attemptTimeout struct {
 
 func (t attemptTimeout) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
-	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	return roundTripThenRelease(t.next, req.WithContext(ctx), cancel)
+}
+
+// roundTripThenRelease sends req through next and calls release once the
+// request is over: at once when it failed, else when its answer's body is
+// closed, since reading the body is part of the request.
+func roundTripThenRelease(next http.RoundTripper, req *http.Request, release func()) (*http.Response, error) {
+	resp, err := next.RoundTrip(req)
 	if err != nil {
-		cancel()
+		release()
 		return nil, err
 	}
-	resp.Body = cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	resp.Body = releaseOnClose{ReadCloser: resp.Body, release: release}
 	return resp, nil
 }
 
-type cancelOnClose struct {
+type releaseOnClose struct {
 	io.ReadCloser
-	cancel context.CancelFunc
+	release func()
 }
 
-func (b cancelOnClose) Close() error {
+func (b releaseOnClose) Close() error {
 	err := b.ReadCloser.Close()
-	b.cancel()
+	b.release()
 	return err
 }

@@ -50,11 +50,5 @@ func (t seeThrough) RoundTrip(req *http.Request) (*http.Response, error) {
 		stopWatching()
 		cancel(nil)
 	}
-	resp, err := t.next.RoundTrip(req.WithContext(ctx))
-	if err != nil {
-		release()
-		return nil, err
-	}
-	resp.Body = cancelOnClose{ReadCloser: resp.Body, cancel: release}
-	return resp, nil
+	return roundTripThenRelease(t.next, req.WithContext(ctx), release)
 }

@@ -5,8 +5,6 @@
 package emulator
 
 import (
-	"bytes"
-	"cmp"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -16,6 +14,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"time"
@@ -197,41 +196,17 @@ func (e *Emulator) apiMiddleware(next http.HandlerFunc) http.Handler {
 			// A slow service has already acted on what it received when
 			// the client gives up waiting (the contract): the request is
 			// served at once, and only its answer waits.
-			held := &heldAnswer{header: http.Header{}}
+			held := httptest.NewRecorder()
 			serve(held, r, rule)
 			select {
 			case <-time.After(latency):
-				held.sendTo(w)
+				maps.Copy(w.Header(), held.Header())
+				w.WriteHeader(held.Code)
+				_, _ = w.Write(held.Body.Bytes())
 			case <-r.Context().Done():
 			}
 		}
 	})
-}
-
-// heldAnswer records an answer to send later.
-type heldAnswer struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (h *heldAnswer) Header() http.Header { return h.header }
-
-func (h *heldAnswer) WriteHeader(status int) {
-	if h.status == 0 {
-		h.status = status
-	}
-}
-
-func (h *heldAnswer) Write(b []byte) (int, error) {
-	h.WriteHeader(http.StatusOK)
-	return h.body.Write(b)
-}
-
-func (h *heldAnswer) sendTo(w http.ResponseWriter) {
-	maps.Copy(w.Header(), h.header)
-	w.WriteHeader(cmp.Or(h.status, http.StatusOK))
-	_, _ = w.Write(h.body.Bytes())
 }
 
 func (e *Emulator) authorized(r *http.Request) bool {
