@@ -276,7 +276,13 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 	resp.Diagnostics.Append(setSubscriptionIdentity(ctx, resp.Identity, state.ID)...)
 	id := state.ID.ValueString()
 	sub, err := r.subscriptions.Subscription(ctx, id)
+	moved := movedFrom(ctx, req.Private)
 	switch {
+	case client.IsNotFound(err) && moved != nil:
+		// Moved in and never found: the moved state named no subscription
+		// of this service. Forgetting it would plan a create.
+		resp.Diagnostics.Append(diagnostics.MoveSubscriptionMissing(*moved, diagnostics.Detail(err)))
+		return
 	case client.IsNotFound(err):
 		resp.Diagnostics.AddWarning("Subscription no longer exists",
 			fmt.Sprintf("The service has no subscription %s any more, so it was removed from Terraform state, and Terraform plans to create it again.", id))
@@ -294,6 +300,9 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	resp.Diagnostics.Append(r.states.Set(ctx, &resp.State, &model)...)
+	if moved != nil {
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, movedFromKey, nil)...) // found: an ordinary subscription from now on
+	}
 }
 
 // Update is reached only when `plan` is written into state without a change

@@ -3,9 +3,11 @@ package acctest
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -49,6 +51,39 @@ func providerBinaryDir(t *testing.T, pkg string) string {
 	return b.dir
 }
 
+// GenericRESTProviderSource is the generic REST provider's source address.
+const GenericRESTProviderSource = "mastercard/restapi"
+
+var genericRESTBuild build
+
+// genericRESTProviderDir builds the generic REST provider that
+// tools/restapi pins (a module of its own), once per test binary, and
+// returns the directory holding terraform-provider-restapi. Cold, the build
+// costs about 30 s; afterwards the Go build cache makes it a second.
+func genericRESTProviderDir(t *testing.T) string {
+	t.Helper()
+	b := &genericRESTBuild
+	b.once.Do(func() {
+		gomod, err := exec.Command("go", "env", "GOMOD").Output()
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.dir, b.err = os.MkdirTemp("", "restapi-provider-bin")
+		if b.err != nil {
+			return
+		}
+		builds.Store("tools/restapi", b) // removed with the others by Main
+		cmd := exec.Command("go", "build", "-o", filepath.Join(b.dir, "terraform-provider-restapi"), "github.com/Mastercard/terraform-provider-restapi")
+		cmd.Dir = filepath.Join(filepath.Dir(strings.TrimSpace(string(gomod))), "tools", "restapi")
+		b.output, b.err = cmd.CombinedOutput()
+	})
+	if b.err != nil {
+		t.Fatalf("building the generic REST provider (tools/restapi): %v\n%s", b.err, b.output)
+	}
+	return b.dir
+}
+
 // TerraformBinary is the CLI the tests run: TF_ACC_TERRAFORM_PATH, as for
 // terraform-plugin-testing, so that a run under OpenTofu or another
 // Terraform drives that CLI here too; else terraform on PATH.
@@ -71,10 +106,11 @@ func SkipUnlessAcceptance(t *testing.T) {
 // built from a package and found through dev_overrides: no `terraform
 // init`, no registry.
 type CLI struct {
-	t        *testing.T
-	Dir      string
-	env      []string
-	provider string
+	t         *testing.T
+	Dir       string
+	env       []string
+	provider  string
+	overrides map[string]string // provider source -> directory of its binary
 }
 
 // NewCLI returns a CLI that runs the provider built from pkg
@@ -86,10 +122,8 @@ func NewCLI(t *testing.T, pkg string, extraEnv ...string) *CLI {
 	bin := providerBinaryDir(t, pkg)
 	dir := t.TempDir()
 	rc := filepath.Join(dir, "dev.tfrc")
-	rcText := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"mobileplan/mobileplan\" = %q\n  }\n  direct {}\n}\n", bin)
-	if err := os.WriteFile(rc, []byte(rcText), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	c := &CLI{t: t, Dir: dir, provider: filepath.Join(bin, "terraform-provider-mobileplan"), overrides: map[string]string{"mobileplan/mobileplan": bin}}
+	c.writeCLIConfig()
 	var env []string
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "TF_LOG") || strings.HasPrefix(kv, "MOBILEPLAN_") || strings.HasPrefix(kv, "TF_CLI_CONFIG_FILE=") {
@@ -98,7 +132,32 @@ func NewCLI(t *testing.T, pkg string, extraEnv ...string) *CLI {
 		env = append(env, kv)
 	}
 	env = append(env, "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
-	return &CLI{t: t, Dir: dir, env: append(env, extraEnv...), provider: filepath.Join(bin, "terraform-provider-mobileplan")}
+	c.env = append(env, extraEnv...)
+	return c
+}
+
+// writeCLIConfig writes the CLI configuration: a dev_overrides entry for
+// each provider the CLI runs from a local build.
+func (c *CLI) writeCLIConfig() {
+	c.t.Helper()
+	var b strings.Builder
+	b.WriteString("provider_installation {\n  dev_overrides {\n")
+	for _, source := range slices.Sorted(maps.Keys(c.overrides)) {
+		fmt.Fprintf(&b, "    %q = %q\n", source, c.overrides[source])
+	}
+	b.WriteString("  }\n  direct {}\n}\n")
+	if err := os.WriteFile(filepath.Join(c.Dir, "dev.tfrc"), []byte(b.String()), 0o600); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// UseGenericRESTProvider makes the CLI run the generic REST provider
+// (mastercard/restapi) at the version tools/restapi pins, built from
+// source, for the tests of the move from its restapi_object.
+func (c *CLI) UseGenericRESTProvider() {
+	c.t.Helper()
+	c.overrides[GenericRESTProviderSource] = genericRESTProviderDir(c.t)
+	c.writeCLIConfig()
 }
 
 // ProviderPath is the provider binary the CLI runs.
@@ -247,6 +306,13 @@ func CLINameVersion(t *testing.T) (string, *version.Version) {
 		t.Fatalf("cannot read the CLI's version from %q", line)
 	}
 	return name, v
+}
+
+// CLIHas reports whether the CLI the tests run has f.
+func CLIHas(t *testing.T, f Feature) bool {
+	t.Helper()
+	name, v := CLINameVersion(t)
+	return !(f.terraformOnly && name != "Terraform") && !v.Core().LessThan(f.minimum)
 }
 
 // RequireCLI skips t, saying which feature is missing, when the CLI the
