@@ -153,7 +153,7 @@ func TestCLI_moveRefusesWhatIsNoSubscription(t *testing.T) {
 	// without the resource's address; the unknown subscription by the
 	// refresh after it, which both CLIs report at the resource.
 	for name, obj := range map[string]struct{ path, id, at string }{
-		"esim":                             {"/v1/esims", "8988300000000000001", ""},
+		"esim":                            {"/v1/esims", "8988300000000000001", ""},
 		"subscription of another account": {"/v1/subscriptions", "sub_00000000000000ff", "with mobileplan_subscription.sim"},
 	} {
 		t.Run(name, func(t *testing.T) {
