@@ -55,8 +55,12 @@ type Config struct {
 	// MaxRetryAfter caps how long a server's Retry-After may make us wait.
 	MaxRetryAfter time.Duration
 	// Transport is the innermost RoundTripper; nil means a pooled transport
-	// with TLS verification on.
+	// with TLS verification on, through the proxy the environment names.
 	Transport http.RoundTripper
+	// CACertPEM, when not empty, holds PEM certificates of authorities
+	// trusted in addition to the system's (tls.go); only with a nil
+	// Transport.
+	CACertPEM string
 	// MaxPages bounds how many pages one list reads; 0 picks
 	// DefaultMaxPages.
 	MaxPages int
@@ -123,7 +127,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	inner := cfg.Transport
 	if inner == nil {
-		inner = defaultTransport()
+		if inner, err = transportTrusting(cfg.CACertPEM); err != nil {
+			return nil, err
+		}
 	}
 	var rt http.RoundTripper = newBearerAuth(base, cfg.Token, inner)
 	rt = userAgent{value: cfg.UserAgent, next: rt}
@@ -158,7 +164,7 @@ func New(cfg Config) (*Client, error) {
 // requests so far.
 func (c *Client) RateLimitSlowdown() RateLimitSlowdown { return c.pace.slowdown() }
 
-func defaultTransport() http.RoundTripper {
+func defaultTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 16 // Terraform runs up to 10 operations at once
 	return t

@@ -202,10 +202,7 @@ func TestLoggingMasksTheTokenEvenInURLs(t *testing.T) {
 
 func TestDefaultTransportVerifiesTLSAndPools(t *testing.T) {
 	t.Parallel()
-	tr, ok := defaultTransport().(*http.Transport)
-	if !ok {
-		t.Fatalf("defaultTransport() is %T", defaultTransport())
-	}
+	tr := defaultTransport()
 	if tr.TLSClientConfig != nil && tr.TLSClientConfig.InsecureSkipVerify {
 		t.Error("TLS verification is off")
 	}

@@ -6,6 +6,7 @@ package diagnostics
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
@@ -65,10 +66,23 @@ func Detail(err error) string {
 		return what + "\n\n" + uncertainAdvice
 	case errors.As(err, &apiErr):
 		return answered(apiErr)
+	case errors.As(err, &reqErr) && untrustedCertificate(err):
+		return facts(reqErr) + "\n\n" + UntrustedCertificateHelp
 	case errors.As(err, &reqErr):
-		return facts(reqErr) + "\n\nCheck base_url and that the service (or the emulator) is reachable from here."
+		return facts(reqErr) + "\n\nCheck base_url and that the service (or the emulator) is reachable from here; through a proxy, that HTTPS_PROXY and NO_PROXY are set for this process."
 	}
 	return facts(err)
+}
+
+// UntrustedCertificateHelp follows a TLS certificate no trusted authority
+// signed.
+const UntrustedCertificateHelp = "The service's TLS certificate is signed by an authority this machine does not trust. " +
+	"If a proxy intercepts TLS, or the service has a private certificate authority, give that authority's PEM certificate in ca_cert_pem " +
+	"or the MOBILEPLAN_CA_CERT_PEM environment variable; it is trusted in addition to the system's authorities."
+
+func untrustedCertificate(err error) bool {
+	var unknown x509.UnknownAuthorityError
+	return errors.As(err, &unknown)
 }
 
 // answered tells what the service answered, then the next step.

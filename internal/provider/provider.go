@@ -36,6 +36,8 @@ const (
 	// EnvMaxRequestsPerSecond sets max_requests_per_second when the
 	// provider block leaves it out.
 	EnvMaxRequestsPerSecond = "MOBILEPLAN_MAX_REQUESTS_PER_SECOND"
+	// EnvCACertPEM sets ca_cert_pem when the provider block leaves it out.
+	EnvCACertPEM = "MOBILEPLAN_CA_CERT_PEM"
 )
 
 var (
@@ -112,6 +114,13 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					"as when the configuration's subscriptions lie under many newer ones. Set `false` to read each subscription with its own request, as when the service counts list requests against a smaller quota than reads, "+
 					"or to rule this out while investigating an unexpected refresh result. See [Refresh by Pages](#refresh-by-pages).", client.MaxPageSize, pagedRefreshAllowance),
 				Optional: true,
+			},
+			"ca_cert_pem": schema.StringAttribute{
+				MarkdownDescription: "PEM certificates of certificate authorities to trust in addition to the system's, such as `file(\"corporate-ca.pem\")`: " +
+					"the authority of a proxy that intercepts TLS, or of a service behind a private CA. They are added to the system's trusted authorities, not put in their place. " +
+					"May also be set with the `" + EnvCACertPEM + "` environment variable (the PEM text itself); a value in the provider block takes precedence. See [Proxies and private certificate authorities](guides/proxies-and-private-cas.md).",
+				Optional:   true,
+				Validators: []validator.String{validCACertPEM},
 			},
 			"max_requests_per_second": schema.Float64Attribute{
 				MarkdownDescription: "The most requests per second this provider sends, at least `0.001` (`0.5` is one every two seconds). Unset, the provider finds the service's limit by itself: it slows down on the first `429` and grows back while requests succeed. " +

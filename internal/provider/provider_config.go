@@ -32,6 +32,7 @@ type providerModel struct {
 	Preflight      types.String  `tfsdk:"preflight"`
 	PagedRefresh   types.Bool    `tfsdk:"paged_refresh"`
 	MaxRPS         types.Float64 `tfsdk:"max_requests_per_second"`
+	CACertPEM      types.String  `tfsdk:"ca_cert_pem"`
 }
 
 func (p *mobileplanProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
@@ -48,6 +49,7 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	unknown("base_url", EnvBaseURL, cfg.BaseURL)
 	unknown("api_token", EnvAPIToken, cfg.APIToken)
+	unknown("ca_cert_pem", EnvCACertPEM, cfg.CACertPEM)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -77,6 +79,12 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		// reported as a network failure. The message never shows the token.
 		invalid("api_token", cfg.APIToken, EnvAPIToken, capitalize(err.Error())+". "+tokenTrimHelp)
 	}
+	caCertPEM := valueOrEnv(cfg.CACertPEM, EnvCACertPEM)
+	if caCertPEM != "" {
+		if err := client.CheckCACertPEM(caCertPEM); err != nil {
+			invalid("ca_cert_pem", cfg.CACertPEM, EnvCACertPEM, capitalize(err.Error())+".")
+		}
+	}
 	mode, diags := preflightMode(cfg.Preflight)
 	resp.Diagnostics.Append(diags...)
 	maxRPS, diags := maxRequestsPerSecond(cfg.MaxRPS)
@@ -91,6 +99,7 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		UserAgent:            fmt.Sprintf("terraform-provider-mobileplan/%s (+https://registry.terraform.io/providers/mobileplan/mobileplan) Terraform/%s", p.version, req.TerraformVersion),
 		RequestTimeout:       client.DefaultRequestTimeout,
 		MaxRequestsPerSecond: maxRPS,
+		CACertPEM:            caCertPEM,
 	}
 	maxRetries := client.DefaultMaxRetries
 	if !cfg.MaxRetries.IsNull() && !cfg.MaxRetries.IsUnknown() {
@@ -106,7 +115,7 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		return
 	}
 	pagedRefresh := cfg.PagedRefresh.IsNull() || cfg.PagedRefresh.IsUnknown() || cfg.PagedRefresh.ValueBool()
-	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": cc.RequestTimeout.String(), "preflight": mode, "paged_refresh": pagedRefresh, "max_requests_per_second": maxRPS})
+	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": cc.RequestTimeout.String(), "preflight": mode, "paged_refresh": pagedRefresh, "max_requests_per_second": maxRPS, "extra_ca_certificates": caCertPEM != ""})
 	data := &providerData{client: c, preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now}
 	if pagedRefresh {
 		data.subscriptions = newPagedReader(c)

@@ -55,6 +55,15 @@ var validBaseURL = parsedString{"must be an https URL, or http to a loopback hos
 	return nil
 }}
 
+// validCACertPEM refuses extra CA certificates that are not PEM
+// certificates.
+var validCACertPEM = parsedString{"must be one or more PEM certificates", func(at path.Path, value string) diag.Diagnostic {
+	if err := client.CheckCACertPEM(value); err != nil {
+		return diag.NewAttributeErrorDiagnostic(at, "Invalid ca_cert_pem", capitalize(err.Error())+".")
+	}
+	return nil
+}}
+
 // positiveDuration accepts Go duration strings greater than zero.
 var positiveDuration = parsedString{"must be a positive duration such as 30s or 2m", func(at path.Path, value string) diag.Diagnostic {
 	if d, err := time.ParseDuration(value); err != nil || d <= 0 {

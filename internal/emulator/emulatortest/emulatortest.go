@@ -3,6 +3,9 @@
 package emulatortest
 
 import (
+	"crypto/tls"
+	"io"
+	"log"
 	"net/http/httptest"
 	"testing"
 
@@ -25,6 +28,25 @@ func Start(tb testing.TB, opts emulator.Options) *Server {
 	tb.Helper()
 	emu, token := newEmulator(tb, opts)
 	srv := httptest.NewServer(emu)
+	tb.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+		emu.Close()
+	})
+	return &Server{Emulator: emu, URL: srv.URL, Token: token}
+}
+
+// StartTLS serves a new emulator over TLS with config (its certificate)
+// until the test ends. URL is https://127.0.0.1:PORT.
+func StartTLS(tb testing.TB, opts emulator.Options, config *tls.Config) *Server {
+	tb.Helper()
+	emu, token := newEmulator(tb, opts)
+	srv := httptest.NewUnstartedServer(emu)
+	srv.TLS = config
+	// A client refusing the certificate is what TLS tests provoke; the
+	// handshake errors would only clutter their output.
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
 	tb.Cleanup(func() {
 		srv.CloseClientConnections()
 		srv.Close()
