@@ -92,7 +92,7 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 			},
 			"max_retries": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("How many times a failed request is retried (0 to 10, default %d). Reads are retried on server errors and network errors, honoring `Retry-After`; a create only when the connection failed before the request was sent, never after an ambiguous failure. "+
-					"A rate limit (429) is not a failure and is not counted here: the request waits for the service's `Retry-After` and is sent again, for up to %s (see [Rate limits](guides/rate-limits.md)).", client.DefaultMaxRetries, client.DefaultMaxRateLimitWait),
+					"A rate limit (429) is not counted here: the request is sent again after the service's `Retry-After`, for up to %s ([Rate limits](guides/rate-limits.md)).", client.DefaultMaxRetries, client.DefaultMaxRateLimitWait),
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(0, 10)},
 			},
@@ -116,9 +116,8 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				Optional: true,
 			},
 			"ca_cert_pem": schema.StringAttribute{
-				MarkdownDescription: "PEM certificates of certificate authorities to trust in addition to the system's, such as `file(\"corporate-ca.pem\")`: " +
-					"the authority of a proxy that intercepts TLS, or of a service behind a private CA. They are added to the system's trusted authorities, not put in their place. " +
-					"May also be set with the `" + EnvCACertPEM + "` environment variable (the PEM text itself); a value in the provider block takes precedence. See [Proxies and private certificate authorities](guides/proxies-and-private-cas.md).",
+				MarkdownDescription: "PEM certificates of authorities to trust besides the system's, as of a proxy that intercepts TLS: `file(\"ca.pem\")`. " +
+					"Or `" + EnvCACertPEM + "`. See [Proxies and private CAs](guides/proxies-and-private-cas.md).",
 				Optional:   true,
 				Validators: []validator.String{validCACertPEM},
 			},

@@ -17,8 +17,8 @@ import (
 
 // Teams that managed subscriptions with the generic REST provider
 // (Mastercard/restapi) before this one existed move them over with a
-// `moved` block from restapi_object (Terraform 1.8 and later, OpenTofu
-// 1.10 and later).
+// `moved` block from restapi_object (moves across providers came with
+// Terraform 1.8 and OpenTofu 1.10).
 //
 // Terraform and OpenTofu move state before they configure any provider
 // (state refactoring is designed to run offline), so the move cannot ask

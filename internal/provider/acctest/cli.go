@@ -132,7 +132,8 @@ func NewCLI(t *testing.T, pkg string, extraEnv ...string) *CLI {
 		env = append(env, kv)
 	}
 	env = append(env, "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
-	c.env = append(env, extraEnv...)
+	env = append(env, extraEnv...)
+	c.env = env
 	return c
 }
 
@@ -312,7 +313,7 @@ func CLINameVersion(t *testing.T) (string, *version.Version) {
 func CLIHas(t *testing.T, f Feature) bool {
 	t.Helper()
 	name, v := CLINameVersion(t)
-	return !(f.terraformOnly && name != "Terraform") && !v.Core().LessThan(f.minimum)
+	return (!f.terraformOnly || name == "Terraform") && !v.Core().LessThan(f.minimum)
 }
 
 // RequireCLI skips t, saying which feature is missing, when the CLI the
