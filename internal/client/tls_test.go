@@ -59,7 +59,11 @@ func TestCACertPEM_addsToTheSystemPool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool := rt.(*http.Transport).TLSClientConfig.RootCAs
+	tlsConfig := rt.(*http.Transport).TLSClientConfig
+	if tlsConfig.InsecureSkipVerify {
+		t.Fatal("TLS verification is off")
+	}
+	pool := tlsConfig.RootCAs
 	//nolint:staticcheck // Subjects is deprecated for the system pool of macOS and Windows only; here it counts a pool built from files
 	if got, want := len(pool.Subjects()), len(system.Subjects())+1; got != want {
 		t.Errorf("the pool holds %d authorities, want the system's and one more: %d", got, want)

@@ -69,7 +69,7 @@ func Detail(err error) string {
 	case errors.As(err, &reqErr) && untrustedCertificate(err):
 		return facts(reqErr) + "\n\n" + UntrustedCertificateHelp
 	case errors.As(err, &reqErr):
-		return facts(reqErr) + "\n\nCheck base_url and that the service (or the emulator) is reachable from here; through a proxy, that HTTPS_PROXY and NO_PROXY are set for this process."
+		return facts(reqErr) + "\n\nCheck base_url and that the service (or the emulator) is reachable from here."
 	}
 	return facts(err)
 }

@@ -245,7 +245,9 @@ func TestProviderSchema_tokenSensitiveNoInsecureSwitch(t *testing.T) {
 	// preflight and paged_refresh: reviewed, they only turn read checks on or
 	// off, or choose between two read operations, through the same client.
 	// max_requests_per_second: reviewed, it only spaces requests in time.
-	if got := strings.Join(names, ","); got != "api_token,base_url,max_requests_per_second,max_retries,paged_refresh,preflight,request_timeout" {
+	// ca_cert_pem: reviewed, it only adds authorities to a copy of the
+	// system's pool; verification stays on (client's TestCACertPEM_ tests).
+	if got := strings.Join(names, ","); got != "api_token,base_url,ca_cert_pem,max_requests_per_second,max_retries,paged_refresh,preflight,request_timeout" {
 		t.Errorf("provider attributes %s: a new one needs a security review (TLS must stay verified)", got)
 	}
 	if !resp.Schema.Attributes["api_token"].IsSensitive() {
