@@ -173,7 +173,8 @@ func (r *floorSubscription) Update(ctx context.Context, req resource.UpdateReque
 	resp.State.Raw = state
 }
 
-func (r *floorSubscription) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+func (r *floorSubscription) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+}
 
 // newID is an id of the service's shape: sub_ and 16 hex digits.
 func newID() string {
