@@ -112,9 +112,12 @@ start_emulator -esims $((largest + 100)) -quiet
 export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
 
 # ours and each baseline (base1, base2, ...) are the provider; schema is
-# the same-schema floor, whose configuration is ours with its source.
-systems="data floor schema ours"
+# the same-schema floor, whose configuration is ours with its source. Ours
+# comes last: the profile below plans what it applied, which the emulator
+# keeps until the next reset.
+systems="data floor schema"
 for i in $(seq 1 ${#baselines[@]}); do systems+=" base$i"; done
+systems+=" ours"
 # config SYSTEM N: the configuration of N resources of SYSTEM.
 config() {
   local source=mobileplan/mobileplan
