@@ -20,7 +20,11 @@
 # BENCH_BASELINES (git revisions, such as "main" or a commit: each one's
 # provider is built from that revision and measured in the same rounds, as
 # one more row of a table comparing the builds), BENCH_TABLES_ONLY=1 (only
-# the tables against the anchors, for comparing builds quickly).
+# the tables against the anchors, for comparing builds quickly),
+# BENCH_SCHEMA_WITHOUT (groups of attributes, comma-separated within a
+# group, such as "plan_details,purchased_allowance timeouts": for each, the
+# same-schema floor without them is measured in the same rounds, which is
+# what they cost Terraform and the framework).
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
 begin_script bench
@@ -62,21 +66,28 @@ done
 # Wrappers that append the provider's CPU time (user and system, s) and
 # peak RSS (KiB) to rss.txt when it exits, one line per provider process.
 # Every measured provider runs through one, so all pay its exec.
-rss_wrapper() { # rss_wrapper DIR BINARY
-  mkdir -p "$work/$1"
-  printf '#!/bin/sh\nexec /usr/bin/time -f "%%U %%S %%M" -a -o "%s" "%s" "$@"\n' "$work/rss.txt" "$2" >"$work/$1/$(basename "$2")"
-  chmod +x "$work/$1/$(basename "$2")"
+rss_wrapper() { # rss_wrapper DIR BINARY [VAR=VALUE...]: the binary run with those variables set
+  local dir=$1 binary=$2
+  shift 2
+  mkdir -p "$work/$dir"
+  printf '#!/bin/sh\nexec env %s /usr/bin/time -f "%%U %%S %%M" -a -o "%s" "%s" "$@"\n' "$*" "$work/rss.txt" "$binary" >"$work/$dir/$(basename "$binary")"
+  chmod +x "$work/$dir/$(basename "$binary")"
 }
 rss_wrapper rssbin "$work/bin/terraform-provider-mobileplan"
 rss_wrapper rssfloor "$work/floorbin/terraform-provider-floor"
 rss_wrapper rssschema "$work/schemabin/terraform-provider-mobileplan"
 for i in $(seq 1 ${#baselines[@]}); do rss_wrapper "rssbase$i" "$work/base${i}bin/terraform-provider-mobileplan"; done
+read -r -a without <<<"${BENCH_SCHEMA_WITHOUT:-}"
+for i in $(seq 1 ${#without[@]}); do
+  rss_wrapper "rssminus$i" "$work/schemabin/terraform-provider-mobileplan" "MOBILEPLAN_FLOOR_WITHOUT=${without[$((i - 1))]}"
+done
 # The timed runs reach every provider through its wrapper; the profile
 # run reaches ours directly.
 {
   printf 'provider_installation {\n  dev_overrides {\n'
   printf '    "mobileplan/mobileplan" = "%s"\n    "bench/floor" = "%s"\n    "bench/mobileplan" = "%s"\n' "$work/rssbin" "$work/rssfloor" "$work/rssschema"
   for i in $(seq 1 ${#baselines[@]}); do printf '    "baseline%d/mobileplan" = "%s"\n' "$i" "$work/rssbase$i"; done
+  for i in $(seq 1 ${#without[@]}); do printf '    "benchminus%d/mobileplan" = "%s"\n' "$i" "$work/rssminus$i"; done
   printf '  }\n  direct {}\n}\n'
 } >"$work/timed.tfrc"
 printf 'provider_installation {\n  dev_overrides {\n    "mobileplan/mobileplan" = "%s"\n  }\n  direct {}\n}\n' "$work/bin" >"$work/bin.tfrc"
@@ -116,6 +127,7 @@ export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
 # comes last: the profile below plans what it applied, which the emulator
 # keeps until the next reset.
 systems="data floor schema"
+for i in $(seq 1 ${#without[@]}); do systems+=" minus$i"; done
 for i in $(seq 1 ${#baselines[@]}); do systems+=" base$i"; done
 systems+=" ours"
 # config SYSTEM N: the configuration of N resources of SYSTEM.
@@ -126,6 +138,7 @@ config() {
     floor) printf 'terraform {\n  required_providers {\n    floor = { source = "bench/floor" }\n  }\n}\nresource "floor_resource" "x" {\n  count    = %d\n  triggers = { index = count.index }\n}\n' "$2"; return ;;
     schema) source=bench/mobileplan ;;
     base*) source=baseline${1#base}/mobileplan ;;
+    minus*) source=benchminus${1#minus}/mobileplan ;;
   esac
   printf 'terraform {\n  required_providers {\n    mobileplan = { source = "%s" }\n  }\n}\nprovider "mobileplan" {}\nresource "mobileplan_subscription" "x" {\n  count   = %d\n  plan_id = "plan_004"\n}\n' "$source" "$2"
 }
@@ -137,6 +150,7 @@ label() {
     schema) echo "same-schema floor" ;;
     ours) echo "ours ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+changes'))" ;;
     base*) echo "ours at ${baselines[$((${1#base} - 1))]}" ;;
+    minus*) echo "same-schema floor without ${without[$((${1#minus} - 1))]//,/, }" ;;
   esac
 }
 # emulator_cpu: CPU seconds the emulator has used so far, user and system.
@@ -238,11 +252,12 @@ for n in $sizes; do
       echo "Provider peak RSS at most 120 MB at N=$n: **$(verdict "$rss" 120)** ($rss MB)."
     fi
   )")
-  if [ ${#baselines[@]} -gt 0 ]; then
+  if [ ${#baselines[@]} -gt 0 ] || [ ${#without[@]} -gt 0 ]; then
     builds+=("$(
       echo "| N=$n | refreshing plan (s) | apply (s) | plan / plugin floor | apply / plugin floor | plan / same-schema floor | apply / same-schema floor | provider CPU, plan / apply (s) | Terraform's own CPU, plan / apply (s) | emulator CPU, plan / apply (s) | state per resource (B) |"
       echo "|---|---|---|---|---|---|---|---|---|---|---|"
-      for sys in floor schema $(for i in $(seq 1 ${#baselines[@]}); do echo "base$i"; done) ours; do
+      for sys in $systems; do
+        [ "$sys" = data ] && continue
         echo "| $(label "$sys") | ${med[$sys.plan]} | ${med[$sys.apply]} | $(ratio "${med[$sys.plan]}" "${med[floor.plan]}") | $(ratio "${med[$sys.apply]}" "${med[floor.apply]}") |" \
           "$(ratio "${med[$sys.plan]}" "${med[schema.plan]}") | $(ratio "${med[$sys.apply]}" "${med[schema.apply]}") |" \
           "${med[$sys.plan-cpu]} / ${med[$sys.apply-cpu]} | ${med[$sys.plan-tfcpu]} / ${med[$sys.apply-tfcpu]} | ${med[$sys.plan-emucpu]:-–} / ${med[$sys.apply-emucpu]:-–} | ${med[$sys.state]} |"
@@ -281,9 +296,11 @@ anchor_tables() {
   done
   if [ ${#builds[@]} -gt 0 ]; then
     echo
-    echo "## Builds compared in the same rounds"
+    echo "## Builds and floors compared in the same rounds"
     echo
-    echo "Each baseline is the provider built from that revision (BENCH_BASELINES), measured in the rounds above."
+    echo "Each \"ours at\" is the provider built from that revision (BENCH_BASELINES); each \"without\" the same-schema"
+    echo "floor with those attributes left out (BENCH_SCHEMA_WITHOUT), what they cost Terraform and the framework;"
+    echo "all measured in the rounds above."
     for t in "${builds[@]}"; do
       echo
       echo "$t"

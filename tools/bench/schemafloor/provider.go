@@ -6,6 +6,9 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
+	"maps"
+	"os"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -89,8 +92,23 @@ func (r *floorSubscription) Metadata(ctx context.Context, req resource.MetadataR
 	r.real.Metadata(ctx, req, resp)
 }
 
+// Schema is the provider's, less the attributes and blocks named in
+// MOBILEPLAN_FLOOR_WITHOUT (comma-separated): `make bench` measures what
+// attributes cost Terraform and the framework by leaving them out
+// (BENCH_SCHEMA_WITHOUT). Unset, the schema is the provider's exactly.
 func (r *floorSubscription) Schema(ctx context.Context, req resource.SchemaRequest, resp *resource.SchemaResponse) {
 	r.real.Schema(ctx, req, resp)
+	without := os.Getenv("MOBILEPLAN_FLOOR_WITHOUT")
+	if without == "" {
+		return
+	}
+	s := resp.Schema
+	s.Attributes, s.Blocks = maps.Clone(s.Attributes), maps.Clone(s.Blocks)
+	for name := range strings.SplitSeq(without, ",") {
+		delete(s.Attributes, name)
+		delete(s.Blocks, name)
+	}
+	resp.Schema = s
 }
 
 func (r *floorSubscription) IdentitySchema(ctx context.Context, req resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
@@ -108,7 +126,11 @@ var idPath = tftypes.NewAttributePath().WithAttributeName("id")
 // new id of the service's shape.
 func (r *floorSubscription) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.sampleOnce.Do(func() {
-		typ := req.Plan.Schema.Type().TerraformType(ctx)
+		// The provider's type: the sample has every attribute, whatever
+		// the floor leaves out.
+		var full resource.SchemaResponse
+		r.real.Schema(ctx, resource.SchemaRequest{}, &full)
+		typ := full.Schema.Type().TerraformType(ctx)
 		r.sample, r.sampleErr = (&tfprotov6.RawState{JSON: sampleState}).UnmarshalWithOpts(typ, tfprotov6.UnmarshalOpts{})
 	})
 	if r.sampleErr != nil {

@@ -132,3 +132,35 @@ func jsonOf(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// What `make bench` leaves out to measure attributes' cost is left out of
+// the schema, and the rest stays the provider's.
+func TestSchema_without(t *testing.T) {
+	t.Setenv("MOBILEPLAN_FLOOR_WITHOUT", "plan_details,timeouts")
+	ctx := context.Background()
+	schemas, err := providerserver.NewProtocol6(newProvider())().GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := provider.NewProtocol6("test")().GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(b *tfprotov6.SchemaBlock) map[string]bool {
+		out := map[string]bool{}
+		for _, a := range b.Attributes {
+			out[a.Name] = true
+		}
+		for _, nb := range b.BlockTypes {
+			out[nb.TypeName] = true
+		}
+		return out
+	}
+	got := names(schemas.ResourceSchemas[provider.SubscriptionTypeName].Block)
+	want := names(ours.ResourceSchemas[provider.SubscriptionTypeName].Block)
+	delete(want, "plan_details")
+	delete(want, "timeouts")
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("attributes and blocks %v, want %v", got, want)
+	}
+}
