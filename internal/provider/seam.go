@@ -37,6 +37,8 @@ type subscriptionReader interface {
 
 // StateCodec stores a model, a struct of tfsdk-tagged framework values, in
 // a resource's state and reads it back: what State.Set and State.Get do.
+// Get reads a plan too, as a state of the same schema whose values may be
+// unknown: what Plan.Get does.
 type StateCodec interface {
 	Get(ctx context.Context, state tfsdk.State, target any) diag.Diagnostics
 	Set(ctx context.Context, state *tfsdk.State, val any) diag.Diagnostics
