@@ -20,7 +20,8 @@ import (
 // tf6server.Serve takes it: the framework's, with the validation cache and
 // the unchanged-plan answer in front of it.
 func Protocol(p func() fwprovider.Provider) func() tfprotov6.ProviderServer {
-	framework := providerserver.NewProtocol6(p())
+	prov := p()
+	framework := providerserver.NewProtocol6(prov)
 	return func() tfprotov6.ProviderServer {
 		s := framework()
 		full, ok := s.(frameworkServer)
@@ -29,7 +30,7 @@ func Protocol(p func() fwprovider.Provider) func() tfprotov6.ProviderServer {
 			// it would hide the ones it has, so it is served as it is.
 			return s
 		}
-		return &protocolServer{frameworkServer: full}
+		return &protocolServer{frameworkServer: full, provider: prov}
 	}
 }
 
@@ -53,6 +54,10 @@ var renewalAttributes = provider.RenewalTimeAttributes()
 
 type protocolServer struct {
 	frameworkServer
+	provider fwprovider.Provider // the one the framework serves
+
+	createOnce sync.Once
+	creates    *createPlanner // nil: creates are the framework's
 
 	identityOnce sync.Once
 	identity     identityInfo // mobileplan_subscription's
@@ -125,6 +130,9 @@ type identityInfo struct {
 
 func (s *protocolServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	if resp, ok := s.unchangedPlan(ctx, req); ok {
+		return resp, nil
+	}
+	if resp, ok := s.createPlan(ctx, req); ok {
 		return resp, nil
 	}
 	return s.frameworkServer.PlanResourceChange(ctx, req)
