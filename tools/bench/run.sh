@@ -279,6 +279,10 @@ anchor_tables() {
   echo "refreshing plan of it). Peak RSS and CPU time are the provider processes', as GNU time reports them;"
   echo "Terraform's own CPU is the run's less its providers'; the emulator's is read from /proc. CPU times hardly"
   echo "change with other load on the machine, wall times do: load average when this run ended: $(cut -d' ' -f1-3 /proc/loadavg)."
+  if [ ${#baselines[@]} -gt 0 ] || [ ${#without[@]} -gt 0 ]; then
+    echo
+    echo "Knobs of this run: BENCH_BASELINES=\"${baselines[*]}\" BENCH_SCHEMA_WITHOUT=\"${without[*]}\"."
+  fi
   echo
   echo "## mobileplan_subscription against terraform_data and the two floors"
   echo

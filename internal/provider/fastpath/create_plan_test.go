@@ -131,3 +131,28 @@ func TestCreatePlan_sameAsFramework(t *testing.T) {
 		}
 	}
 }
+
+// Each server plans its creates with the configuration its own Terraform
+// gave it, as the framework's server does, however many servers one
+// factory made: acceptance tests serve every command of a test from one.
+func TestCreatePlan_eachServerItsOwnConfiguration(t *testing.T) {
+	t.Parallel()
+	empty := emulator.DefaultDataset(emulator.DefaultPlans, 0)
+	srv := emulatortest.Start(t, emulator.Options{Dataset: &empty})
+	factory := NewProtocol6("test")
+	checked := acctest.NewProtoHarness(t, factory(), srv)
+	settings := acctest.EmulatorSettings(srv)
+	settings["preflight"] = "off"
+	if _, diags := acctest.ConfigureServer(t, factory(), settings); len(diags) > 0 {
+		t.Fatal(acctest.DiagText(diags))
+	}
+	config := checked.DV(t, checked.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
+	resp, err := checked.Server.PlanResourceChange(context.Background(), &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType,
+		Config: config, PriorState: checked.DV(t, tftypes.NewValue(checked.Type, nil)), ProposedNewState: config})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := acctest.DiagText(resp.Diagnostics); !strings.Contains(text, "Not enough free eSIMs") {
+		t.Errorf("a server whose preflight is on planned a create with no eSIM left without a finding: %q", text)
+	}
+}

@@ -18,12 +18,14 @@ import (
 
 // Protocol returns the protocol 6 server of the provider p makes, as
 // tf6server.Serve takes it: the framework's, with the validation cache and
-// the unchanged-plan answer in front of it.
+// the answers to unchanged plans and to plans of creates in front of it.
 func Protocol(p func() fwprovider.Provider) func() tfprotov6.ProviderServer {
-	prov := p()
-	framework := providerserver.NewProtocol6(prov)
 	return func() tfprotov6.ProviderServer {
-		s := framework()
+		// A provider of its own for each server: createPlan asks it for
+		// the configuration this server's Terraform gave, as the
+		// framework's server keeps its own.
+		prov := p()
+		s := providerserver.NewProtocol6(prov)()
 		full, ok := s.(frameworkServer)
 		if !ok {
 			// A framework whose server lacks an optional service: wrapping
