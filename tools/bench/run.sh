@@ -50,6 +50,8 @@ out=${BENCH_OUT:-$work/RESULTS.md}
 largest=$(tr ' ' '\n' <<<"$sizes" | sort -n | tail -1)
 
 step "Building"
+# The revision ours is built from, read before the run writes any file.
+ours_rev="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+changes')"
 build_binaries
 go build -o "$work/floorbin/terraform-provider-floor" ./tools/bench/floorprovider
 go build -o "$work/schemabin/terraform-provider-mobileplan" ./tools/bench/schemafloor
@@ -148,7 +150,7 @@ label() {
     data) echo terraform_data ;;
     floor) echo "plugin floor" ;;
     schema) echo "same-schema floor" ;;
-    ours) echo "ours ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+changes'))" ;;
+    ours) echo "ours ($ours_rev)" ;;
     base*) echo "ours at ${baselines[$((${1#base} - 1))]}" ;;
     minus*) echo "same-schema floor without ${without[$((${1#minus} - 1))]//,/, }" ;;
   esac
@@ -275,7 +277,7 @@ anchor_tables() {
   echo
   echo "Made by \`make bench-results\` (tools/bench/run.sh) on $(date -u +%Y-%m-%d): $(nproc) cores ($cpu), $(free -g | awk '/Mem:/ {print $2}') GiB,"
   echo "$(terraform version | head -1), $(go version | cut -d' ' -f3). Wall times in seconds, medians of $rounds"
-  echo "interleaved rounds (each round: $(for sys in $systems; do label "$sys"; done | paste -sd, - | sed 's/,/, /g'); an apply from empty state, then a"
+  echo "interleaved rounds (each round: $(for sys in $systems; do label "$sys"; done | paste -sd';' - | sed 's/;/; /g'); an apply from empty state, then a"
   echo "refreshing plan of it). Peak RSS and CPU time are the provider processes', as GNU time reports them;"
   echo "Terraform's own CPU is the run's less its providers'; the emulator's is read from /proc. CPU times hardly"
   echo "change with other load on the machine, wall times do: load average when this run ended: $(cut -d' ' -f1-3 /proc/loadavg)."
