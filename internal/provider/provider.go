@@ -6,6 +6,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
@@ -48,6 +49,9 @@ var (
 type mobileplanProvider struct {
 	version string
 	options
+	// configured is what the last Configure handed to the resources, for
+	// PlanCreate (seam.go); nil until then.
+	configured atomic.Pointer[providerData]
 }
 
 // New returns a constructor of the provider, as providerserver wants it.

@@ -121,6 +121,7 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		data.subscriptions = newPagedReader(c)
 	}
 	resp.DataSourceData, resp.ResourceData, resp.ListResourceData = data, data, data
+	p.configured.Store(data)
 }
 
 const tokenTrimHelp = "Remove the character: read a token file with trimspace(file(\"token.txt\")) in the configuration, or with " +

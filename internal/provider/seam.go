@@ -3,10 +3,13 @@ package provider
 import (
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
@@ -37,6 +40,8 @@ type subscriptionReader interface {
 
 // StateCodec stores a model, a struct of tfsdk-tagged framework values, in
 // a resource's state and reads it back: what State.Set and State.Get do.
+// Get reads a plan too, as a state of the same schema whose values may be
+// unknown: what Plan.Get does.
 type StateCodec interface {
 	Get(ctx context.Context, state tfsdk.State, target any) diag.Diagnostics
 	Set(ctx context.Context, state *tfsdk.State, val any) diag.Diagnostics
@@ -99,3 +104,26 @@ func RenewalPossible(isSet func(attribute string) bool) bool {
 	}
 	return true
 }
+
+// PlanCreate does for the planned create of a mobileplan_subscription with
+// configuration config (a value of its schema) what the resource's
+// ModifyPlan does, the preflight of p's current configuration, for a
+// speed-up that plans creates in front of the framework; ModifyPlan
+// changes nothing in a create's plan. ok is false when p is not this
+// package's provider or is not configured yet: then the framework must
+// plan it.
+func PlanCreate(ctx context.Context, p fwprovider.Provider, config tftypes.Value) (diags diag.Diagnostics, ok bool) {
+	mp, isOurs := p.(*mobileplanProvider)
+	if !isOurs {
+		return nil, false
+	}
+	data := mp.configured.Load()
+	if data == nil {
+		return nil, false
+	}
+	planCreate(ctx, data.preflight, tfsdk.Config{Schema: subscriptionSchema(), Raw: config}, &diags)
+	return diags, true
+}
+
+// subscriptionSchema is mobileplan_subscription's schema, made once.
+var subscriptionSchema = sync.OnceValue(subscriptionResourceSchema)

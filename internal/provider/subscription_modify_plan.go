@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
@@ -27,11 +28,7 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if req.State.Raw.IsNull() {
 		// A create: a new subscription, or the create half of a
 		// replacement, which Terraform plans again with no prior state.
-		// ready_for_renewal stays unknown: set here, the plan of a renewal
-		// would show it unchanged (false in state, false in the new
-		// subscription's plan) and hide which attribute forces the
-		// replacement.
-		r.preflight.checkCreate(ctx, req.Config, &resp.Diagnostics)
+		planCreate(ctx, r.preflight, req.Config, &resp.Diagnostics)
 		return
 	}
 	if req.Plan.Raw.IsNull() {
@@ -73,6 +70,16 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 	resp.Diagnostics.Append(diagnostics.ReplaceLeavesOld(at, state.ID.ValueString(), state.EsimICCID.ValueString()))
+}
+
+// planCreate is all ModifyPlan does for a create, and all it may do: a
+// short cut that plans creates without the framework calls it through
+// PlanCreate (seam.go). It runs the preflight and changes nothing in the
+// plan. ready_for_renewal stays unknown: set here, the plan of a renewal
+// would show it unchanged (false in state, false in the new
+// subscription's plan) and hide which attribute forces the replacement.
+func planCreate(ctx context.Context, p *preflight, config tfsdk.Config, diags *diag.Diagnostics) {
+	p.checkCreate(ctx, config, diags)
 }
 
 // planChanged reports whether the configuration describes another plan than

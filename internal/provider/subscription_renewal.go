@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
@@ -34,18 +35,26 @@ var (
 )
 
 // renewIfDue marks the plan of an existing subscription for renewal when
-// it is due, and reports whether it did.
+// it is due, and reports whether it did. Every plan of every subscription
+// passes here, and almost none sets early_renewal_hours: the rule
+// (RenewalPossible) asks first for early_renewal_hours in the plan, read
+// straight from the plan's value, and nothing else, the clock included, is
+// read unless the answer can be a renewal.
 func (r *subscriptionResource) renewIfDue(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) bool {
+	possible := RenewalPossible(func(name string) bool {
+		value := resp.Plan.Raw // early_renewal_hours is the configuration's
+		if name == expireAtPath.String() {
+			value = req.State.Raw
+		}
+		return isSet(value, name)
+	})
+	if !possible {
+		return false
+	}
 	var hours, expireAt types.Int64
 	var state, id, iccid types.String
 	diags := resp.Plan.GetAttribute(ctx, earlyRenewalHoursPath, &hours)
 	diags.Append(req.State.GetAttribute(ctx, expireAtPath, &expireAt)...)
-	timeInputs := map[string]types.Int64{earlyRenewalHoursPath.String(): hours, expireAtPath.String(): expireAt}
-	possible := RenewalPossible(func(name string) bool { v := timeInputs[name]; return !v.IsNull() && !v.IsUnknown() })
-	if diags.HasError() || !possible {
-		resp.Diagnostics.Append(diags...)
-		return false
-	}
 	diags.Append(req.State.GetAttribute(ctx, path.Root("state"), &state)...)
 	now := time.Now
 	if r.now != nil {
@@ -66,6 +75,16 @@ func (r *subscriptionResource) renewIfDue(ctx context.Context, req resource.Modi
 	resp.Diagnostics.Append(diagnostics.Renewal(earlyRenewalHoursPath, id.ValueString(), iccid.ValueString(),
 		state.ValueString() == client.StateExpired, time.Unix(expireAt.ValueInt64(), 0), hours.ValueInt64()))
 	return true
+}
+
+// isSet reports whether object, a plan or state of the resource, holds a
+// known, non-null value of its top-level attribute name: one map lookup,
+// where the framework's GetAttribute would look the path up in the schema
+// and convert the value.
+func isSet(object tftypes.Value, name string) bool {
+	v, err := object.ApplyTerraform5AttributePathStep(tftypes.AttributeName(name))
+	value, ok := v.(tftypes.Value)
+	return err == nil && ok && value.IsKnown() && !value.IsNull()
 }
 
 // renewalDue reports whether a subscription in state, expiring at expireAt

@@ -1,11 +1,16 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -334,3 +339,107 @@ resource "mobileplan_subscription" "s" {
 		t.Errorf("the service holds %d subscriptions, want only the first", n)
 	}
 }
+
+// unchangedPlanRequest is the ModifyPlan request of a refreshing plan that
+// finds an active subscription, expiring at expireAt, unchanged; hours is
+// its early_renewal_hours, nil when unset.
+func unchangedPlanRequest(hours *int64, expireAt int64) (fwresource.ModifyPlanRequest, *fwresource.ModifyPlanResponse) {
+	schema := subscriptionResourceSchema()
+	typ := schema.Type().TerraformType(context.Background()).(tftypes.Object)
+	set := map[string]tftypes.Value{
+		"id":                  tftypes.NewValue(tftypes.String, "sub_0123456789abcdef"),
+		"plan_id":             tftypes.NewValue(tftypes.String, "plan_004"),
+		"esim_iccid":          tftypes.NewValue(tftypes.String, "8988247000000000100"),
+		"state":               tftypes.NewValue(tftypes.String, client.StateActive),
+		"expire_at":           tftypes.NewValue(tftypes.Number, expireAt),
+		"early_renewal_hours": tftypes.NewValue(tftypes.Number, hours),
+		"ready_for_renewal":   tftypes.NewValue(tftypes.Bool, false),
+	}
+	attrs := map[string]tftypes.Value{}
+	for name, t := range typ.AttributeTypes {
+		attrs[name] = tftypes.NewValue(t, nil)
+		if v, ok := set[name]; ok {
+			attrs[name] = v
+		}
+	}
+	value := tftypes.NewValue(typ, attrs)
+	req := fwresource.ModifyPlanRequest{
+		Config: tfsdk.Config{Schema: schema, Raw: value},
+		State:  tfsdk.State{Schema: schema, Raw: value},
+		Plan:   tfsdk.Plan{Schema: schema, Raw: value},
+	}
+	return req, &fwresource.ModifyPlanResponse{Plan: req.Plan}
+}
+
+// Renewal is opt-in: a plan of a subscription without early_renewal_hours
+// never reads the clock, whatever its expiry, and one with it does, and
+// renews when due.
+func TestModifyPlan_renewalReadsTheClockOnlyWhenOptedIn(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1_800_000_000, 0)
+	expireAt := now.Add(time.Hour).Unix() // in any window of 2 hours or more
+	for _, tc := range []struct {
+		name        string
+		hours       *int64
+		clockReads  int
+		wantRenewal bool
+	}{
+		{name: "unset", hours: nil},
+		{name: "outside_window", hours: hoursOf(0), clockReads: 1},
+		{name: "in_window", hours: hoursOf(2), clockReads: 1, wantRenewal: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			reads := 0
+			r := &subscriptionResource{now: func() time.Time { reads++; return now }}
+			req, resp := unchangedPlanRequest(tc.hours, expireAt)
+			r.ModifyPlan(context.Background(), req, resp)
+			if resp.Diagnostics.HasError() {
+				t.Fatal(resp.Diagnostics)
+			}
+			if reads != tc.clockReads {
+				t.Errorf("the clock was read %d times, want %d", reads, tc.clockReads)
+			}
+			if renewed := len(resp.RequiresReplace) > 0; renewed != tc.wantRenewal {
+				t.Errorf("renewed: %v, want %v", renewed, tc.wantRenewal)
+			}
+		})
+	}
+}
+
+// BenchmarkModifyPlan_unchanged is ModifyPlan of a refreshing plan that
+// changes nothing, as the provider without package fastpath runs it for
+// every subscription: renewal_off (no early_renewal_hours, the common
+// case) against its anchors, plans_compared (the least ModifyPlan can do:
+// compare plan and state) and renewal_not_due (early_renewal_hours set,
+// outside the window: the renewal rule read in full, the clock included).
+func BenchmarkModifyPlan_unchanged(b *testing.B) {
+	now := time.Unix(1_800_000_000, 0)
+	r := &subscriptionResource{now: func() time.Time { return now }}
+	expireAt := now.Add(30 * 24 * time.Hour).Unix()
+	ctx := context.Background()
+	b.Run("plans_compared", func(b *testing.B) {
+		req, _ := unchangedPlanRequest(nil, expireAt)
+		b.ReportAllocs()
+		for b.Loop() {
+			if !req.Plan.Raw.Equal(req.State.Raw) {
+				b.Fatal("the plan changed")
+			}
+		}
+	})
+	for name, hours := range map[string]*int64{"renewal_off": nil, "renewal_not_due": hoursOf(24)} {
+		b.Run(name, func(b *testing.B) {
+			req, resp := unchangedPlanRequest(hours, expireAt)
+			b.ReportAllocs()
+			for b.Loop() {
+				*resp = fwresource.ModifyPlanResponse{Plan: req.Plan}
+				r.ModifyPlan(ctx, req, resp)
+				if resp.Diagnostics.HasError() || len(resp.RequiresReplace) > 0 {
+					b.Fatal(resp.Diagnostics, resp.RequiresReplace)
+				}
+			}
+		})
+	}
+}
+
+func hoursOf(h int64) *int64 { return &h }

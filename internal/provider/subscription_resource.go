@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -217,8 +218,10 @@ func (r *subscriptionResource) Configure(_ context.Context, req resource.Configu
 
 func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer warnIfRateLimited(r.client, &resp.Diagnostics)
+	// The plan is a value of the state's schema, unknowns included: the
+	// codec reads it as it reads a state.
 	var plan subscriptionResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(r.states.Get(ctx, tfsdk.State{Schema: req.Plan.Schema, Raw: req.Plan.Raw}, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

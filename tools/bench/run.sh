@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# make bench, Terraform level: what the provider costs next to two anchors,
-# Terraform's built-in terraform_data (no plugin at all) and the plugin floor
-# (tools/bench/floorprovider: a framework provider that does nothing), measured in
-# interleaved rounds, medians reported; list reads against ceil(N/25)
+# make bench, Terraform level: what the provider costs next to three anchors,
+# Terraform's built-in terraform_data (no plugin at all), the plugin floor
+# (tools/bench/floorprovider: a framework provider that does nothing) and the
+# same-schema floor (tools/bench/schemafloor: mobileplan_subscription's schema,
+# answered from memory), measured in interleaved rounds, medians reported,
+# CPU split into the provider's, Terraform's own and the emulator's; list reads against ceil(N/25)
 # requests, peak memory reading 10,000 eSIMs, a refreshing plan against a
 # rate-limited emulator with and without paged refresh, start-up to a served
 # schema, a CPU profile of a refreshing plan, and the emulator's persistence
@@ -14,7 +16,15 @@
 # BENCH_LIST_SIZE (default 10000), BENCH_PERSIST_PATTERN and
 # BENCH_PERSIST_FLAGS (the emulator's Go benchmarks to run, see below),
 # BENCH_RATE_SIZE, BENCH_RATE_NEWER, BENCH_RATE_LIMIT and BENCH_RATE_ROUNDS
-# (the refresh under a rate limit: defaults 500, 100, 20 and 3).
+# (the refresh under a rate limit: defaults 500, 100, 20 and 3),
+# BENCH_BASELINES (git revisions, such as "main" or a commit: each one's
+# provider is built from that revision and measured in the same rounds, as
+# one more row of a table comparing the builds), BENCH_TABLES_ONLY=1 (only
+# the tables against the anchors, for comparing builds quickly),
+# BENCH_SCHEMA_WITHOUT (groups of attributes, comma-separated within a
+# group, such as "plan_details,purchased_allowance timeouts": for each, the
+# same-schema floor without them is measured in the same rounds, which is
+# what they cost Terraform and the framework).
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
 begin_script bench
@@ -40,23 +50,49 @@ out=${BENCH_OUT:-$work/RESULTS.md}
 largest=$(tr ' ' '\n' <<<"$sizes" | sort -n | tail -1)
 
 step "Building"
+# The revision ours is built from, read before the run writes any file.
+ours_rev="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+changes')"
 build_binaries
 go build -o "$work/floorbin/terraform-provider-floor" ./tools/bench/floorprovider
+go build -o "$work/schemabin/terraform-provider-mobileplan" ./tools/bench/schemafloor
+# Each baseline, from its revision's tree (git archive: no worktree, no
+# checkout), built against the module cache as the current tree is.
+baselines=()
+for rev in ${BENCH_BASELINES:-}; do
+  i=$((${#baselines[@]} + 1))
+  mkdir -p "$work/base$i-src"
+  git archive "$rev" | tar -x -C "$work/base$i-src"
+  (cd "$work/base$i-src" && go build -o "$work/base${i}bin/terraform-provider-mobileplan" .)
+  baselines+=("$rev")
+done
 # Wrappers that append the provider's CPU time (user and system, s) and
 # peak RSS (KiB) to rss.txt when it exits, one line per provider process.
-# Both measured providers run through one, so both pay its exec.
-rss_wrapper() { # rss_wrapper DIR BINARY
-  mkdir -p "$work/$1"
-  printf '#!/bin/sh\nexec /usr/bin/time -f "%%U %%S %%M" -a -o "%s" "%s" "$@"\n' "$work/rss.txt" "$2" >"$work/$1/$(basename "$2")"
-  chmod +x "$work/$1/$(basename "$2")"
+# Every measured provider runs through one, so all pay its exec.
+rss_wrapper() { # rss_wrapper DIR BINARY [VAR=VALUE...]: the binary run with those variables set
+  local dir=$1 binary=$2
+  shift 2
+  mkdir -p "$work/$dir"
+  printf '#!/bin/sh\nexec env %s /usr/bin/time -f "%%U %%S %%M" -a -o "%s" "%s" "$@"\n' "$*" "$work/rss.txt" "$binary" >"$work/$dir/$(basename "$binary")"
+  chmod +x "$work/$dir/$(basename "$binary")"
 }
 rss_wrapper rssbin "$work/bin/terraform-provider-mobileplan"
 rss_wrapper rssfloor "$work/floorbin/terraform-provider-floor"
-overrides() { # overrides MOBILEPLAN_DIR FLOOR_DIR
-  printf 'provider_installation {\n  dev_overrides {\n    "mobileplan/mobileplan" = "%s"\n    "bench/floor" = "%s"\n  }\n  direct {}\n}\n' "$1" "$2"
-}
-overrides "$work/rssbin" "$work/rssfloor" >"$work/timed.tfrc"
-overrides "$work/bin" "$work/floorbin" >"$work/bin.tfrc"
+rss_wrapper rssschema "$work/schemabin/terraform-provider-mobileplan"
+for i in $(seq 1 ${#baselines[@]}); do rss_wrapper "rssbase$i" "$work/base${i}bin/terraform-provider-mobileplan"; done
+read -r -a without <<<"${BENCH_SCHEMA_WITHOUT:-}"
+for i in $(seq 1 ${#without[@]}); do
+  rss_wrapper "rssminus$i" "$work/schemabin/terraform-provider-mobileplan" "MOBILEPLAN_FLOOR_WITHOUT=${without[$((i - 1))]}"
+done
+# The timed runs reach every provider through its wrapper; the profile
+# run reaches ours directly.
+{
+  printf 'provider_installation {\n  dev_overrides {\n'
+  printf '    "mobileplan/mobileplan" = "%s"\n    "bench/floor" = "%s"\n    "bench/mobileplan" = "%s"\n' "$work/rssbin" "$work/rssfloor" "$work/rssschema"
+  for i in $(seq 1 ${#baselines[@]}); do printf '    "baseline%d/mobileplan" = "%s"\n' "$i" "$work/rssbase$i"; done
+  for i in $(seq 1 ${#without[@]}); do printf '    "benchminus%d/mobileplan" = "%s"\n' "$i" "$work/rssminus$i"; done
+  printf '  }\n  direct {}\n}\n'
+} >"$work/timed.tfrc"
+printf 'provider_installation {\n  dev_overrides {\n    "mobileplan/mobileplan" = "%s"\n  }\n  direct {}\n}\n' "$work/bin" >"$work/bin.tfrc"
 
 # seconds CMD...: wall time of a command, its output discarded; its CPU
 # time and its children's (the providers') go to cpu.txt.
@@ -88,47 +124,82 @@ export TF_CLI_CONFIG_FILE="$work/timed.tfrc"
 start_emulator -esims $((largest + 100)) -quiet
 export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
 
-systems="data floor ours"
+# ours and each baseline (base1, base2, ...) are the provider; schema is
+# the same-schema floor, whose configuration is ours with its source. Ours
+# comes last: the profile below plans what it applied, which the emulator
+# keeps until the next reset.
+systems="data floor schema"
+for i in $(seq 1 ${#without[@]}); do systems+=" minus$i"; done
+for i in $(seq 1 ${#baselines[@]}); do systems+=" base$i"; done
+systems+=" ours"
 # config SYSTEM N: the configuration of N resources of SYSTEM.
 config() {
+  local source=mobileplan/mobileplan
   case $1 in
-    data) printf 'resource "terraform_data" "x" {\n  count = %d\n  input = count.index\n}\n' "$2" ;;
-    floor) printf 'terraform {\n  required_providers {\n    floor = { source = "bench/floor" }\n  }\n}\nresource "floor_resource" "x" {\n  count    = %d\n  triggers = { index = count.index }\n}\n' "$2" ;;
-    ours) printf 'terraform {\n  required_providers {\n    mobileplan = { source = "mobileplan/mobileplan" }\n  }\n}\nprovider "mobileplan" {}\nresource "mobileplan_subscription" "x" {\n  count   = %d\n  plan_id = "plan_004"\n}\n' "$2" ;;
+    data) printf 'resource "terraform_data" "x" {\n  count = %d\n  input = count.index\n}\n' "$2"; return ;;
+    floor) printf 'terraform {\n  required_providers {\n    floor = { source = "bench/floor" }\n  }\n}\nresource "floor_resource" "x" {\n  count    = %d\n  triggers = { index = count.index }\n}\n' "$2"; return ;;
+    schema) source=bench/mobileplan ;;
+    base*) source=baseline${1#base}/mobileplan ;;
+    minus*) source=benchminus${1#minus}/mobileplan ;;
+  esac
+  printf 'terraform {\n  required_providers {\n    mobileplan = { source = "%s" }\n  }\n}\nprovider "mobileplan" {}\nresource "mobileplan_subscription" "x" {\n  count   = %d\n  plan_id = "plan_004"\n}\n' "$source" "$2"
+}
+# label SYSTEM: how the tables name it.
+label() {
+  case $1 in
+    data) echo terraform_data ;;
+    floor) echo "plugin floor" ;;
+    schema) echo "same-schema floor" ;;
+    ours) echo "ours ($ours_rev)" ;;
+    base*) echo "ours at ${baselines[$((${1#base} - 1))]}" ;;
+    minus*) echo "same-schema floor without ${without[$((${1#minus} - 1))]//,/, }" ;;
   esac
 }
+# emulator_cpu: CPU seconds the emulator has used so far, user and system.
+clk_tck=$(getconf CLK_TCK)
+emulator_cpu() { awk -v hz="$clk_tck" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$emulator_pid/stat"; }
 
 # One round of SYSTEM at N: an apply from empty state, then a refreshing
 # plan of what it applied, which must find nothing to change
-# (-detailed-exitcode fails the run otherwise). Times, peak RSS and state
-# size go to files under $work/m, one value a line per round.
+# (-detailed-exitcode fails the run otherwise). Times, CPU, peak RSS and
+# state size go to files under $work/m, one value a line per round.
 round() {
-  local sys=$1 n=$2 dir="$work/$1$2" m="$work/m/$1.$2"
+  local sys=$1 n=$2 dir="$work/$1$2" m="$work/m/$1.$2" emu
   mkdir -p "$dir" "$work/m"
   [ -f "$dir/main.tf" ] || config "$sys" "$n" >"$dir/main.tf"
   rm -f "$dir/terraform.tfstate" "$dir/terraform.tfstate.backup"
-  [ "$sys" = ours ] && emulator_control POST /_emulator/reset
+  case $sys in ours | base*) emulator_control POST /_emulator/reset ;; esac
   : >"$work/rss.txt"
+  emu=$(emulator_cpu)
   seconds terraform -chdir="$dir" apply -auto-approve -input=false >>"$m.apply"
   echo >>"$m.apply"
   terraform_cpu >>"$m.apply-tfcpu"
+  awk -v a="$emu" -v b="$(emulator_cpu)" 'BEGIN { printf "%.2f\n", b - a }' >>"$m.apply-emucpu"
   [ "$sys" = data ] || { peak_rss >>"$m.apply-rss"; provider_cpu >>"$m.apply-cpu"; : >"$work/rss.txt"; }
+  emu=$(emulator_cpu)
   seconds terraform -chdir="$dir" plan -input=false -detailed-exitcode >>"$m.plan"
   echo >>"$m.plan"
   terraform_cpu >>"$m.plan-tfcpu"
+  awk -v a="$emu" -v b="$(emulator_cpu)" 'BEGIN { printf "%.2f\n", b - a }' >>"$m.plan-emucpu"
   [ "$sys" = data ] || { peak_rss >>"$m.plan-rss"; provider_cpu >>"$m.plan-cpu"; }
   echo $(($(wc -c <"$dir/terraform.tfstate") / n)) >>"$m.state"
 }
 
-# row LABEL DATA FLOOR OURS: a table row with ours' ratios to both anchors.
+# row LABEL DATA FLOOR SCHEMA OURS: a table row with ours' ratios to both
+# floors, and the same-schema floor's to the plugin floor.
 row() {
-  printf '| %s | %s | %s | %s | %s | %s |\n' "$1" "${2:-–}" "${3:-–}" "${4:-–}" "$(ratio "$4" "$2")" "$(ratio "$4" "$3")"
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$1" "${2:-–}" "${3:-–}" "${4:-–}" "${5:-–}" \
+    "$(ratio "$5" "$3")" "$(ratio "$5" "$4")" "$(ratio "$4" "$3")"
 }
+# sum A B: A + B, empty when either is.
+sum() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print ""; else printf "%.2f", a + b }'; }
+diff_s() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.2f", a - b }'; }
 
 tables=()
+builds=()
 for n in $sizes; do
   for r in $(seq 1 "$rounds"); do
-    step "N=$n, round $r of $rounds: terraform_data, plugin floor, mobileplan_subscription"
+    step "N=$n, round $r of $rounds: $systems"
     for sys in $systems; do round "$sys" "$n"; done
   done
   if [ "$n" = "$largest" ]; then
@@ -139,7 +210,7 @@ for n in $sizes; do
   fi
   declare -A med=()
   for sys in $systems; do
-    for k in plan apply plan-cpu apply-cpu plan-tfcpu apply-tfcpu plan-rss apply-rss state; do
+    for k in plan apply plan-cpu apply-cpu plan-tfcpu apply-tfcpu plan-emucpu apply-emucpu plan-rss apply-rss state; do
       f="$work/m/$sys.$n.$k"
       [ -f "$f" ] || continue
       case $k in *rss | state) med[$sys.$k]=$(median "$f" %d) ;; *) med[$sys.$k]=$(median "$f" %.2f) ;; esac
@@ -147,28 +218,109 @@ for n in $sizes; do
   done
   plan_ratio=$(ratio "${med[ours.plan]}" "${med[floor.plan]}")
   apply_ratio=$(ratio "${med[ours.apply]}" "${med[floor.apply]}")
+  plan_schema_ratio=$(ratio "${med[ours.plan]}" "${med[schema.plan]}")
+  apply_schema_ratio=$(ratio "${med[ours.apply]}" "${med[schema.apply]}")
   tables+=("$(
-    echo "| N=$n | terraform_data | plugin floor | ours | ours / terraform_data | ours / floor |"
-    echo "|---|---|---|---|---|---|"
-    row "refreshing plan (s)" "${med[data.plan]}" "${med[floor.plan]}" "${med[ours.plan]}"
-    row "apply (s)" "${med[data.apply]}" "${med[floor.apply]}" "${med[ours.apply]}"
-    row "provider CPU, refreshing plan (s)" "" "${med[floor.plan-cpu]}" "${med[ours.plan-cpu]}"
-    row "provider CPU, apply (s)" "" "${med[floor.apply-cpu]}" "${med[ours.apply-cpu]}"
-    row "Terraform's own CPU, refreshing plan (s)" "${med[data.plan-tfcpu]}" "${med[floor.plan-tfcpu]}" "${med[ours.plan-tfcpu]}"
-    row "Terraform's own CPU, apply (s)" "${med[data.apply-tfcpu]}" "${med[floor.apply-tfcpu]}" "${med[ours.apply-tfcpu]}"
-    row "provider peak RSS, refreshing plan (MB)" "" "$(mb "${med[floor.plan-rss]}")" "$(mb "${med[ours.plan-rss]}")"
-    row "provider peak RSS, apply (MB)" "" "$(mb "${med[floor.apply-rss]}")" "$(mb "${med[ours.apply-rss]}")"
-    row "state per resource (B)" "${med[data.state]}" "${med[floor.state]}" "${med[ours.state]}"
+    echo "| N=$n | terraform_data | plugin floor | same-schema floor | ours | ours / plugin floor | ours / same-schema floor | same-schema floor / plugin floor |"
+    echo "|---|---|---|---|---|---|---|---|"
+    row "refreshing plan (s)" "${med[data.plan]}" "${med[floor.plan]}" "${med[schema.plan]}" "${med[ours.plan]}"
+    row "apply (s)" "${med[data.apply]}" "${med[floor.apply]}" "${med[schema.apply]}" "${med[ours.apply]}"
+    row "provider CPU, refreshing plan (s)" "" "${med[floor.plan-cpu]}" "${med[schema.plan-cpu]}" "${med[ours.plan-cpu]}"
+    row "provider CPU, apply (s)" "" "${med[floor.apply-cpu]}" "${med[schema.apply-cpu]}" "${med[ours.apply-cpu]}"
+    row "Terraform's own CPU, refreshing plan (s)" "${med[data.plan-tfcpu]}" "${med[floor.plan-tfcpu]}" "${med[schema.plan-tfcpu]}" "${med[ours.plan-tfcpu]}"
+    row "Terraform's own CPU, apply (s)" "${med[data.apply-tfcpu]}" "${med[floor.apply-tfcpu]}" "${med[schema.apply-tfcpu]}" "${med[ours.apply-tfcpu]}"
+    row "emulator CPU, refreshing plan (s)" "" "" "" "${med[ours.plan-emucpu]}"
+    row "emulator CPU, apply (s)" "" "" "" "${med[ours.apply-emucpu]}"
+    row "provider peak RSS, refreshing plan (MB)" "" "$(mb "${med[floor.plan-rss]}")" "$(mb "${med[schema.plan-rss]}")" "$(mb "${med[ours.plan-rss]}")"
+    row "provider peak RSS, apply (MB)" "" "$(mb "${med[floor.apply-rss]}")" "$(mb "${med[schema.apply-rss]}")" "$(mb "${med[ours.apply-rss]}")"
+    row "state per resource (B)" "${med[data.state]}" "${med[floor.state]}" "${med[schema.state]}" "${med[ours.state]}"
     echo
-    echo "Goals at N=$n: refreshing plan at most 2.0x the floor: **$(verdict "$plan_ratio" 2.0)** (${plan_ratio}x);" \
-      "apply at most 1.8x the floor: **$(verdict "$apply_ratio" 1.8)** (${apply_ratio}x)."
+    for op in plan apply; do
+      name="refreshing plan"
+      [ $op = apply ] && name=apply
+      echo "CPU over the plugin floor, $name: the schema $(diff_s "$(sum "${med[schema.$op-cpu]}" "${med[schema.$op-tfcpu]}")" "$(sum "${med[floor.$op-cpu]}" "${med[floor.$op-tfcpu]}")") s" \
+        "(Terraform $(diff_s "${med[schema.$op-tfcpu]}" "${med[floor.$op-tfcpu]}"), framework $(diff_s "${med[schema.$op-cpu]}" "${med[floor.$op-cpu]}"));" \
+        "ours over the same-schema floor $(diff_s "$(sum "${med[ours.$op-cpu]}" "${med[ours.$op-tfcpu]}")" "$(sum "${med[schema.$op-cpu]}" "${med[schema.$op-tfcpu]}")") s" \
+        "(Terraform $(diff_s "${med[ours.$op-tfcpu]}" "${med[schema.$op-tfcpu]}"), provider $(diff_s "${med[ours.$op-cpu]}" "${med[schema.$op-cpu]}"))," \
+        "and the emulator's ${med[ours.$op-emucpu]} s."
+      echo
+    done
+    echo "Goals at N=$n: refreshing plan at most 1.6x the plugin floor: **$(verdict "$plan_ratio" 1.6)** (${plan_ratio}x);" \
+      "apply at most 1.8x the plugin floor: **$(verdict "$apply_ratio" 1.8)** (${apply_ratio}x);" \
+      "both at most 1.15x the same-schema floor: plan **$(verdict "$plan_schema_ratio" 1.15)** (${plan_schema_ratio}x)," \
+      "apply **$(verdict "$apply_schema_ratio" 1.15)** (${apply_schema_ratio}x)."
     if [ "$n" = "$largest" ]; then
       rss=$(mb "$(printf '%s\n%s\n' "${med[ours.plan-rss]}" "${med[ours.apply-rss]}" | sort -n | tail -1)")
       echo "Provider peak RSS at most 120 MB at N=$n: **$(verdict "$rss" 120)** ($rss MB)."
     fi
   )")
+  if [ ${#baselines[@]} -gt 0 ] || [ ${#without[@]} -gt 0 ]; then
+    builds+=("$(
+      echo "| N=$n | refreshing plan (s) | apply (s) | plan / plugin floor | apply / plugin floor | plan / same-schema floor | apply / same-schema floor | provider CPU, plan / apply (s) | Terraform's own CPU, plan / apply (s) | emulator CPU, plan / apply (s) | state per resource (B) |"
+      echo "|---|---|---|---|---|---|---|---|---|---|---|"
+      for sys in $systems; do
+        [ "$sys" = data ] && continue
+        echo "| $(label "$sys") | ${med[$sys.plan]} | ${med[$sys.apply]} | $(ratio "${med[$sys.plan]}" "${med[floor.plan]}") | $(ratio "${med[$sys.apply]}" "${med[floor.apply]}") |" \
+          "$(ratio "${med[$sys.plan]}" "${med[schema.plan]}") | $(ratio "${med[$sys.apply]}" "${med[schema.apply]}") |" \
+          "${med[$sys.plan-cpu]} / ${med[$sys.apply-cpu]} | ${med[$sys.plan-tfcpu]} / ${med[$sys.apply-tfcpu]} | ${med[$sys.plan-emucpu]:-–} / ${med[$sys.apply-emucpu]:-–} | ${med[$sys.state]} |"
+      done
+    )")
+  fi
   unset med
 done
+
+# anchor_tables: the results' heading and the tables against the anchors.
+anchor_tables() {
+  local cpu
+  cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
+  echo "# Benchmark results"
+  echo
+  echo "Made by \`make bench-results\` (tools/bench/run.sh) on $(date -u +%Y-%m-%d): $(nproc) cores ($cpu), $(free -g | awk '/Mem:/ {print $2}') GiB,"
+  echo "$(terraform version | head -1), $(go version | cut -d' ' -f3). Wall times in seconds, medians of $rounds"
+  echo "interleaved rounds (each round: $(for sys in $systems; do label "$sys"; done | paste -sd';' - | sed 's/;/; /g'); an apply from empty state, then a"
+  echo "refreshing plan of it). Peak RSS and CPU time are the provider processes', as GNU time reports them;"
+  echo "Terraform's own CPU is the run's less its providers'; the emulator's is read from /proc. CPU times hardly"
+  echo "change with other load on the machine, wall times do: load average when this run ended: $(cut -d' ' -f1-3 /proc/loadavg)."
+  if [ ${#baselines[@]} -gt 0 ] || [ ${#without[@]} -gt 0 ]; then
+    echo
+    echo "Knobs of this run: BENCH_BASELINES=\"${baselines[*]}\" BENCH_SCHEMA_WITHOUT=\"${without[*]}\"."
+  fi
+  echo
+  echo "## mobileplan_subscription against terraform_data and the two floors"
+  echo
+  echo "terraform_data is built into Terraform: no plugin, no RPC. The plugin floor (tools/bench/floorprovider) is a"
+  echo "provider on the same plugin framework that does nothing: one resource with an id and a triggers map, like"
+  echo "null_resource, no network, SDK loggers off as ours are. The same-schema floor (tools/bench/schemafloor) is"
+  echo "the same on mobileplan_subscription's schema, taken from the provider: every attribute, plan modifier,"
+  echo "validator and the identity, state values as large as ours (from a recorded subscription), answered from"
+  echo "memory, without package fastpath's short cuts or the provider's GC settings: what any framework provider of"
+  echo "this schema costs. The plugin floor to the same-schema floor is what the schema costs Terraform and the"
+  echo "framework; the same-schema floor to ours is ours, the emulator's work for our requests included in wall times."
+  for t in "${tables[@]}"; do
+    echo
+    echo "$t"
+  done
+  if [ ${#builds[@]} -gt 0 ]; then
+    echo
+    echo "## Builds and floors compared in the same rounds"
+    echo
+    echo "Each \"ours at\" is the provider built from that revision (BENCH_BASELINES); each \"without\" the same-schema"
+    echo "floor with those attributes left out (BENCH_SCHEMA_WITHOUT), what they cost Terraform and the framework;"
+    echo "all measured in the rounds above."
+    for t in "${builds[@]}"; do
+      echo
+      echo "$t"
+    done
+  fi
+}
+
+if [ "${BENCH_TABLES_ONLY:-}" = 1 ]; then
+  anchor_tables >"$out"
+  step "Results"
+  cat "$out"
+  [ -n "${BENCH_OUT:-}" ] && echo "(written to $out)"
+  exit 0
+fi
 
 step "Reading $list_size eSIMs through terraform plan"
 stop_emulator
@@ -337,26 +489,8 @@ else
   )
 fi
 
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
 {
-  echo "# Benchmark results"
-  echo
-  echo "Made by \`make bench-results\` (tools/bench/run.sh) on $(date -u +%Y-%m-%d): $(nproc) cores ($cpu), $(free -g | awk '/Mem:/ {print $2}') GiB,"
-  echo "$(terraform version | head -1), $(go version | cut -d' ' -f3). Wall times in seconds, medians of $rounds"
-  echo "interleaved rounds (each round: terraform_data, plugin floor, ours; an apply from empty state, then a"
-  echo "refreshing plan of it). Peak RSS and CPU time are the provider processes', as GNU time reports them;"
-  echo "Terraform's own CPU is the run's less its providers'. CPU times hardly change with other load on the"
-  echo "machine, wall times do: load average when this run ended: $(cut -d' ' -f1-3 /proc/loadavg)."
-  echo
-  echo "## mobileplan_subscription against terraform_data and the plugin floor"
-  echo
-  echo "terraform_data is built into Terraform: no plugin, no RPC. The plugin floor (tools/bench/floorprovider) is a"
-  echo "provider on the same plugin framework that does nothing: one resource with an id and a triggers map, like"
-  echo "null_resource, no network, SDK loggers off as ours are. The gap to the floor is ours to close."
-  for t in "${tables[@]}"; do
-    echo
-    echo "$t"
-  done
+  anchor_tables
   echo
   echo "## List data sources and start-up"
   echo

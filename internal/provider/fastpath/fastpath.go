@@ -2,8 +2,9 @@
 // tests that prove it changes nothing but the cost:
 //
 //   - Protocol: a protocol server in front of the framework's that
-//     remembers configurations found valid and answers unchanged plans of
-//     mobileplan_subscription itself (protocol.go);
+//     remembers configurations found valid and answers unchanged plans
+//     (protocol.go) and plans of creates (create_plan.go) of
+//     mobileplan_subscription itself;
 //   - States: State.Set and State.Get without the framework's reflection
 //     (state_codec.go).
 //
@@ -12,10 +13,10 @@
 // alone, slower (the paged refresh, which changes which requests are sent,
 // is the provider's own, behind `paged_refresh`). What this package needs
 // to know of the provider (the resource's type name, the attributes a
-// renewal depends on, the renewal rule) it reads from the provider's seam
-// (provider/seam.go). Each speed-up says beside it when it can be deleted,
-// and which benchmark shows it; `make bench` measures each against the
-// provider without it.
+// renewal depends on, the renewal rule, what ModifyPlan does for a create)
+// it reads from the provider's seam (provider/seam.go). Each speed-up says
+// beside it when it can be deleted, and which benchmark shows it;
+// `make bench` measures each against the provider without it.
 package fastpath
 
 import (

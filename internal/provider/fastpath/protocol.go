@@ -18,18 +18,21 @@ import (
 
 // Protocol returns the protocol 6 server of the provider p makes, as
 // tf6server.Serve takes it: the framework's, with the validation cache and
-// the unchanged-plan answer in front of it.
+// the answers to unchanged plans and to plans of creates in front of it.
 func Protocol(p func() fwprovider.Provider) func() tfprotov6.ProviderServer {
-	framework := providerserver.NewProtocol6(p())
 	return func() tfprotov6.ProviderServer {
-		s := framework()
+		// A provider of its own for each server: createPlan asks it for
+		// the configuration this server's Terraform gave, as the
+		// framework's server keeps its own.
+		prov := p()
+		s := providerserver.NewProtocol6(prov)()
 		full, ok := s.(frameworkServer)
 		if !ok {
 			// A framework whose server lacks an optional service: wrapping
 			// it would hide the ones it has, so it is served as it is.
 			return s
 		}
-		return &protocolServer{frameworkServer: full}
+		return &protocolServer{frameworkServer: full, provider: prov}
 	}
 }
 
@@ -53,6 +56,10 @@ var renewalAttributes = provider.RenewalTimeAttributes()
 
 type protocolServer struct {
 	frameworkServer
+	provider fwprovider.Provider // the one the framework serves
+
+	createOnce sync.Once
+	creates    *createPlanner // nil: creates are the framework's
 
 	identityOnce sync.Once
 	identity     identityInfo // mobileplan_subscription's
@@ -125,6 +132,9 @@ type identityInfo struct {
 
 func (s *protocolServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	if resp, ok := s.unchangedPlan(ctx, req); ok {
+		return resp, nil
+	}
+	if resp, ok := s.createPlan(ctx, req); ok {
 		return resp, nil
 	}
 	return s.frameworkServer.PlanResourceChange(ctx, req)

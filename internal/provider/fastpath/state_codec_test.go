@@ -206,7 +206,7 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // States gives what the framework gives on models it cannot map field for
 // field (a missing attribute, an extra one, a field of another type, a
 // field that is not a framework value, an untagged exported field), and on
-// one it can, with embedded structs and nulls at every level.
+// one it can, with embedded structs, and nulls and unknowns at every level.
 func TestStates_sameAsFrameworkOnAnyModel(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -255,6 +255,9 @@ func TestStates_sameAsFrameworkOnAnyModel(t *testing.T) {
 		{base{types.StringValue("a")}, types.Int64Value(1), types.MapValueMust(types.StringType, map[string]attr.Value{"k": types.StringValue("v")}), types.ObjectValueMust(innerType, map[string]attr.Value{"on": types.BoolValue(true)})},
 		{base{types.StringNull()}, types.Int64Null(), types.MapNull(types.StringType), types.ObjectNull(innerType)},
 		{base{types.StringValue("")}, types.Int64Value(-5), types.MapValueMust(types.StringType, map[string]attr.Value{}), types.ObjectValueMust(innerType, map[string]attr.Value{"on": types.BoolNull()})},
+		// A plan's values (Create reads its plan with the codec).
+		{base{types.StringUnknown()}, types.Int64Unknown(), types.MapUnknown(types.StringType), types.ObjectUnknown(innerType)},
+		{base{types.StringValue("b")}, types.Int64Null(), types.MapUnknown(types.StringType), types.ObjectValueMust(innerType, map[string]attr.Value{"on": types.BoolUnknown()})},
 	}
 	codec := &States{}
 	for i, v := range values {

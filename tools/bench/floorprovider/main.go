@@ -11,33 +11,18 @@ package main
 import (
 	"context"
 	"log"
-	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/tools/bench/internal/quiet"
 )
 
 func main() {
-	quietUnlessLogging()
+	quiet.UnlessLogging("TF_LOG_PROVIDER_FLOOR")
 	err := providerserver.Serve(context.Background(), newProvider, providerserver.ServeOpts{
 		Address: "registry.terraform.io/bench/floor",
 	})
 	if err != nil {
 		log.Fatal(err)
-	}
-}
-
-// quietUnlessLogging turns the plugin SDK's loggers off when no TF_LOG*
-// variable is set, as the mobileplan provider's main does: terraform-plugin-go
-// otherwise encodes every SDK log line at TRACE, for Terraform to throw away.
-// A floor that paid for that encoding would flatter us.
-func quietUnlessLogging() {
-	vars := []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_PROVIDER", "TF_LOG_PROVIDER_FLOOR"}
-	for _, v := range append([]string{"TF_LOG", "TF_ACC_LOG_PATH"}, vars...) {
-		if os.Getenv(v) != "" {
-			return
-		}
-	}
-	for _, v := range vars {
-		_ = os.Setenv(v, "OFF")
 	}
 }
