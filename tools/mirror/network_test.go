@@ -42,9 +42,10 @@ import (
 // records a hash per platform, apply and plan work, and a package changed
 // on the mirror is refused because of the lock file.
 //
-// It builds the host platform and two others (three: the lock step needs
-// an archive for each platform it locks); MIRROR_TEST_PLATFORMS replaces
-// the two others.
+// It builds the host platform and one other (the lock step needs an
+// archive for each platform it locks, and two show that each gets a hash of
+// its own; each cross build costs about a CPU-minute on a cold cache);
+// MIRROR_TEST_PLATFORMS replaces the other.
 func TestNetworkMirror(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("runs terraform init, apply and plan; set TF_ACC=1")
@@ -203,7 +204,7 @@ output "subscription_id" {
 		time.Since(started).Round(time.Millisecond))
 }
 
-// testPlatforms is the host and two others, or the host and
+// testPlatforms is the host and one other, or the host and
 // MIRROR_TEST_PLATFORMS.
 func testPlatforms(t *testing.T, host Platform) []Platform {
 	others := os.Getenv("MIRROR_TEST_PLATFORMS")
@@ -215,7 +216,7 @@ func testPlatforms(t *testing.T, host Platform) []Platform {
 		t.Fatalf("MIRROR_TEST_PLATFORMS: %v", err)
 	}
 	if os.Getenv("MIRROR_TEST_PLATFORMS") == "" {
-		ps = ps[:3]
+		ps = ps[:2]
 	}
 	return ps
 }
