@@ -72,20 +72,13 @@ func TestCLI_pagedRefreshGoneSubscription(t *testing.T) {
 	t.Parallel()
 	srv, tf := refreshFleet(t, 30, 0, "")
 	const gone = "sub_00000000deadbeef"
-	var state struct {
-		Resources []struct {
-			Instances []struct {
-				Attributes struct {
-					ID string `json:"id"`
-				} `json:"attributes"`
-			} `json:"instances"`
-		} `json:"resources"`
-	}
 	raw := tf.Read("terraform.tfstate")
-	if err := json.Unmarshal([]byte(raw), &state); err != nil || len(state.Resources) != 1 || len(state.Resources[0].Instances) != 30 {
-		t.Fatalf("state: %v, %d resources", err, len(state.Resources))
+	fleet := acctest.StateFileInstances(t, raw, acctest.SubscriptionType)
+	id, _ := fleet[acctest.SubscriptionType+".fleet[7]"].Attributes["id"].(string)
+	if len(fleet) != 30 || id == "" {
+		t.Fatalf("state: %d subscriptions, fleet[7] id %q; want 30 and an id", len(fleet), id)
 	}
-	tf.Write("terraform.tfstate", strings.ReplaceAll(raw, state.Resources[0].Instances[7].Attributes.ID, gone))
+	tf.Write("terraform.tfstate", strings.ReplaceAll(raw, id, gone))
 	var out string
 	got := during(srv, func() { out = tf.PlanExpect(2) })
 	for _, want := range []string{"Warning: Subscription no longer exists", "The service has no subscription " + gone, "Plan: 1 to add, 0 to change, 0 to destroy."} {

@@ -215,7 +215,7 @@ func restAPIStateFile(path, id string) string {
 func restAPIInstances(t *testing.T, state string) map[string]string {
 	t.Helper()
 	ids := map[string]string{}
-	for addr, inst := range instancesOf(t, state, "restapi_object") {
+	for addr, inst := range acctest.StateFileInstances(t, state, "restapi_object") {
 		ids[addr] = anyString(inst.Attributes["id"])
 	}
 	return ids
@@ -226,46 +226,10 @@ type movedSubscription struct{ id, planID, esimICCID, identity string }
 func subscriptionInstances(t *testing.T, state string) map[string]movedSubscription {
 	t.Helper()
 	out := map[string]movedSubscription{}
-	for addr, inst := range instancesOf(t, state, acctest.SubscriptionType) {
+	for addr, inst := range acctest.StateFileInstances(t, state, acctest.SubscriptionType) {
 		out[addr] = movedSubscription{
 			id: anyString(inst.Attributes["id"]), planID: anyString(inst.Attributes["plan_id"]), esimICCID: anyString(inst.Attributes["esim_iccid"]),
 			identity: anyString(inst.Identity["id"]),
-		}
-	}
-	return out
-}
-
-type stateFileInstance struct {
-	IndexKey   any            `json:"index_key"`
-	Attributes map[string]any `json:"attributes"`
-	Identity   map[string]any `json:"identity"`
-}
-
-// instancesOf are the instances of a resource type in a state file, by
-// address.
-func instancesOf(t *testing.T, state, typ string) map[string]stateFileInstance {
-	t.Helper()
-	var doc struct {
-		Resources []struct {
-			Type      string              `json:"type"`
-			Name      string              `json:"name"`
-			Instances []stateFileInstance `json:"instances"`
-		} `json:"resources"`
-	}
-	if err := json.Unmarshal([]byte(state), &doc); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]stateFileInstance{}
-	for _, r := range doc.Resources {
-		if r.Type != typ {
-			continue
-		}
-		for _, inst := range r.Instances {
-			addr := r.Type + "." + r.Name
-			if inst.IndexKey != nil {
-				addr += fmt.Sprintf("[%q]", inst.IndexKey)
-			}
-			out[addr] = inst
 		}
 	}
 	return out

@@ -95,7 +95,7 @@ func TestCLI_stateOfThePreviousSchemaPlansNoChanges(t *testing.T) {
 	noDrift("the previous release's state")
 
 	c.Must("apply", "-refresh-only", "-auto-approve", "-input=false")
-	before, after := stateInstances(t, v0), stateInstances(t, c.Read("terraform.tfstate"))
+	before, after := acctest.StateFileInstances(t, v0, acctest.SubscriptionType), acctest.StateFileInstances(t, c.Read("terraform.tfstate"), acctest.SubscriptionType)
 	if len(after) != 2 {
 		t.Fatalf("%d subscriptions in the refreshed state, want 2", len(after))
 	}
@@ -124,7 +124,7 @@ func TestCLI_stateOfThePreviousSchemaPlansNoChanges(t *testing.T) {
 		}
 	}
 
-	if err := srv.RecordUsage(after["from_id"].Attributes["id"].(string), 250_000_000); err != nil {
+	if err := srv.RecordUsage(after[acctest.SubscriptionType+".from_id"].Attributes["id"].(string), 250_000_000); err != nil {
 		t.Fatal(err)
 	}
 	noDrift("data used after the upgrade")
@@ -138,7 +138,7 @@ func TestUpgradeResourceState_previousSchema(t *testing.T) {
 	t.Parallel()
 	srv := startSchemaV0Emulator(t)
 	h := acctest.NewProtoHarness(t, testServer(), srv)
-	for name, inst := range stateInstances(t, schemaV0State(t)) {
+	for name, inst := range acctest.StateFileInstances(t, schemaV0State(t), acctest.SubscriptionType) {
 		raw := []byte(jsonText(t, inst.Attributes))
 		resp, err := h.Server.UpgradeResourceState(context.Background(), &tfprotov6.UpgradeResourceStateRequest{
 			TypeName: acctest.SubscriptionType, Version: inst.SchemaVersion, RawState: &tfprotov6.RawState{JSON: raw},
@@ -170,34 +170,6 @@ func TestUpgradeResourceState_previousSchema(t *testing.T) {
 			t.Errorf("%s: a read of the upgraded state changed it:\n%s\n%s", name, h.Value(t, resp.UpgradedState), h.Value(t, refreshed))
 		}
 	}
-}
-
-type stateInstance struct {
-	SchemaVersion int64          `json:"schema_version"`
-	Attributes    map[string]any `json:"attributes"`
-}
-
-// stateInstances are a state file's mobileplan_subscription instances, by
-// resource name.
-func stateInstances(t *testing.T, state string) map[string]stateInstance {
-	t.Helper()
-	var doc struct {
-		Resources []struct {
-			Type      string          `json:"type"`
-			Name      string          `json:"name"`
-			Instances []stateInstance `json:"instances"`
-		} `json:"resources"`
-	}
-	if err := json.Unmarshal([]byte(state), &doc); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]stateInstance{}
-	for _, r := range doc.Resources {
-		if r.Type == acctest.SubscriptionType && len(r.Instances) == 1 {
-			out[r.Name] = r.Instances[0]
-		}
-	}
-	return out
 }
 
 func jsonText(t *testing.T, v any) string {
