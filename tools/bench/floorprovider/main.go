@@ -8,21 +8,8 @@
 // the difference between the two is our own cost, not the SDK's.
 package main
 
-import (
-	"context"
-	"log"
+import "github.com/mobileplan/terraform-provider-mobileplan/tools/bench/internal/floor"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+var floorProvider = floor.Provider{TypeName: "floor", Description: "The plugin floor of make bench.", Resource: newFloorResource}
 
-	"github.com/mobileplan/terraform-provider-mobileplan/tools/bench/internal/quiet"
-)
-
-func main() {
-	quiet.UnlessLogging("TF_LOG_PROVIDER_FLOOR")
-	err := providerserver.Serve(context.Background(), newProvider, providerserver.ServeOpts{
-		Address: "registry.terraform.io/bench/floor",
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-}
+func main() { floor.Serve(floorProvider, "TF_LOG_PROVIDER_FLOOR") }

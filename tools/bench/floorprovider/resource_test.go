@@ -33,7 +33,7 @@ func TestFloorResourceLikeNullResource(t *testing.T) {
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
-			"floor": providerserver.NewProtocol6WithError(newProvider()),
+			"floor": providerserver.NewProtocol6WithError(floorProvider),
 		},
 		Steps: []resource.TestStep{
 			{

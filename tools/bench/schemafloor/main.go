@@ -16,21 +16,9 @@
 // terraform-provider-mobileplan in a directory of its own.
 package main
 
-import (
-	"context"
-	"log"
+import "github.com/mobileplan/terraform-provider-mobileplan/tools/bench/internal/floor"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+// Schema is empty: the floor has no service to reach.
+var floorProvider = floor.Provider{TypeName: "mobileplan", Description: "The same-schema floor of make bench.", Resource: newFloorSubscription}
 
-	"github.com/mobileplan/terraform-provider-mobileplan/tools/bench/internal/quiet"
-)
-
-func main() {
-	quiet.UnlessLogging("TF_LOG_PROVIDER_MOBILEPLAN")
-	err := providerserver.Serve(context.Background(), newProvider, providerserver.ServeOpts{
-		Address: "registry.terraform.io/bench/mobileplan",
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-}
+func main() { floor.Serve(floorProvider, "TF_LOG_PROVIDER_MOBILEPLAN") }

@@ -11,10 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
-	providerschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -29,29 +26,6 @@ import (
 //
 //go:embed sample.json
 var sampleState []byte
-
-type floorProvider struct{}
-
-func newProvider() fwprovider.Provider { return floorProvider{} }
-
-func (floorProvider) Metadata(_ context.Context, _ fwprovider.MetadataRequest, resp *fwprovider.MetadataResponse) {
-	resp.TypeName = "mobileplan"
-	resp.Version = "bench"
-}
-
-// Schema is empty: the floor has no service to reach.
-func (floorProvider) Schema(_ context.Context, _ fwprovider.SchemaRequest, resp *fwprovider.SchemaResponse) {
-	resp.Schema = providerschema.Schema{Description: "The same-schema floor of make bench."}
-}
-
-func (floorProvider) Configure(context.Context, fwprovider.ConfigureRequest, *fwprovider.ConfigureResponse) {
-}
-
-func (floorProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{newFloorSubscription}
-}
-
-func (floorProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
 
 // theSubscription is the mobileplan provider's mobileplan_subscription, the
 // source of the floor's schema, identity schema and configuration rules.

@@ -30,7 +30,7 @@ func TestMain(m *testing.M) { os.Exit(acctest.Main(m)) }
 func TestSchema_sameAsProvider(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	floor := providerserver.NewProtocol6(newProvider())()
+	floor := providerserver.NewProtocol6(floorProvider)()
 	ours := provider.NewProtocol6("test")()
 	floorSchemas, err := floor.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
@@ -82,7 +82,7 @@ func TestCreate_stateLikeOurs(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	floor := providerserver.NewProtocol6(newProvider())()
+	floor := providerserver.NewProtocol6(floorProvider)()
 	if _, diags := acctest.ConfigureServer(t, floor, nil); len(diags) > 0 {
 		t.Fatal(acctest.DiagText(diags))
 	}
@@ -138,7 +138,7 @@ func jsonOf(t *testing.T, v any) string {
 func TestSchema_without(t *testing.T) {
 	t.Setenv("MOBILEPLAN_FLOOR_WITHOUT", "plan_details,timeouts")
 	ctx := context.Background()
-	schemas, err := providerserver.NewProtocol6(newProvider())().GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	schemas, err := providerserver.NewProtocol6(floorProvider)().GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
