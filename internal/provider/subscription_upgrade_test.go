@@ -138,7 +138,11 @@ func TestUpgradeResourceState_previousSchema(t *testing.T) {
 	t.Parallel()
 	srv := startSchemaV0Emulator(t)
 	h := acctest.NewProtoHarness(t, testServer(), srv)
-	for name, inst := range acctest.StateFileInstances(t, schemaV0State(t), acctest.SubscriptionType) {
+	previous := acctest.StateFileInstances(t, schemaV0State(t), acctest.SubscriptionType)
+	if len(previous) != 2 {
+		t.Fatalf("%d subscriptions in the previous release's state, want 2", len(previous))
+	}
+	for name, inst := range previous {
 		raw := []byte(jsonText(t, inst.Attributes))
 		resp, err := h.Server.UpgradeResourceState(context.Background(), &tfprotov6.UpgradeResourceStateRequest{
 			TypeName: acctest.SubscriptionType, Version: inst.SchemaVersion, RawState: &tfprotov6.RawState{JSON: raw},
