@@ -1,15 +1,8 @@
 package provider
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,10 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/testcert"
 )
 
 // A company network as CI meets it: the service is reached through a
@@ -32,49 +25,6 @@ import (
 // makes has to pass the proxy, or fail.
 
 const privateHost = "mobileplan.test"
-
-// privateCA is a certificate authority of the test's own, and the
-// emulator's certificate for privateHost signed by it.
-type privateCA struct {
-	pem    string
-	server tls.Certificate
-}
-
-func newPrivateCA(t *testing.T) privateCA {
-	t.Helper()
-	key := func() *ecdsa.PrivateKey {
-		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return k
-	}
-	caKey, leafKey := key(), key()
-	now := time.Now()
-	ca := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "mobileplan test private CA"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	caCert, _ := x509.ParseCertificate(caDER)
-	leaf := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: privateHost}, DNSNames: []string{privateHost},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, caCert, &leafKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return privateCA{
-		pem:    string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})),
-		server: tls.Certificate{Certificate: [][]byte{leafDER, caDER}, PrivateKey: leafKey},
-	}
-}
 
 // connectProxy is an HTTPS proxy on loopback: it tunnels CONNECT requests
 // for privateHost to the emulator, and records every request it receives.
@@ -124,9 +74,9 @@ func (p *connectProxy) requests() []string {
 
 // startPrivateService is the emulator over TLS with ca's certificate, its
 // address as the proxy makes it reachable, and the proxy.
-func startPrivateService(t *testing.T, ca privateCA) (*emulatortest.Server, string, *connectProxy) {
+func startPrivateService(t *testing.T, ca testcert.Authority) (*emulatortest.Server, string, *connectProxy) {
 	t.Helper()
-	srv := emulatortest.StartTLS(t, emulator.Options{}, &tls.Config{Certificates: []tls.Certificate{ca.server}, MinVersion: tls.VersionTLS12})
+	srv := emulatortest.StartTLS(t, emulator.Options{}, &tls.Config{Certificates: []tls.Certificate{ca.Server}, MinVersion: tls.VersionTLS12})
 	u, err := url.Parse(srv.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +86,7 @@ func startPrivateService(t *testing.T, ca privateCA) (*emulatortest.Server, stri
 
 func TestCLI_privateCAThroughProxy(t *testing.T) {
 	t.Parallel()
-	ca := newPrivateCA(t)
+	ca := testcert.New(t, "mobileplan test private CA", privateHost)
 	srv, baseURL, proxy := startPrivateService(t, ca)
 	config := func(caSetting string) string {
 		return `
@@ -172,14 +122,14 @@ resource "mobileplan_subscription" "s" {
 			}
 		}
 
-		tf.Write("ca.pem", ca.pem)
+		tf.Write("ca.pem", ca.PEM)
 		tf.Write("main.tf", config(`  ca_cert_pem = file("ca.pem")`))
 		tf.Must("apply", "-auto-approve", "-input=false")
 		tf.ExpectNoChanges()
 	})
 
 	t.Run("the CA from the environment", func(t *testing.T) {
-		tf := newTerraformCLI(t, append(proxyEnv, EnvCACertPEM+"="+ca.pem)...)
+		tf := newTerraformCLI(t, append(proxyEnv, EnvCACertPEM+"="+ca.PEM)...)
 		tf.Write("main.tf", config(""))
 		tf.Must("apply", "-auto-approve", "-input=false")
 	})
@@ -202,7 +152,7 @@ resource "mobileplan_subscription" "s" {
 
 	t.Run("NO_PROXY bypasses the proxy", func(t *testing.T) {
 		before := len(proxy.requests())
-		tf := newTerraformCLI(t, "HTTPS_PROXY="+proxy.URL, "https_proxy="+proxy.URL, "NO_PROXY="+privateHost, "no_proxy="+privateHost, EnvCACertPEM+"="+ca.pem)
+		tf := newTerraformCLI(t, "HTTPS_PROXY="+proxy.URL, "https_proxy="+proxy.URL, "NO_PROXY="+privateHost, "no_proxy="+privateHost, EnvCACertPEM+"="+ca.PEM)
 		tf.Write("main.tf", config("  max_retries = 0")+"\ndata \"mobileplan_plan\" \"p\" {\n  id = \"plan_001\"\n}\n")
 		out, code := tf.Run(nil, "plan", "-input=false")
 		// Without the proxy, mobileplan.test is resolved by the machine,

@@ -2,20 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -33,6 +25,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/testcert"
 )
 
 // TestNetworkMirror is the route of a team's CI runner: the provider built
@@ -303,30 +296,12 @@ func (s *mirrorServer) downloads(file string) int {
 }
 
 // serveTLS serves dir as a static file server would, over HTTPS with a
-// certificate made here for 127.0.0.1, and writes that certificate to a PEM
-// file for SSL_CERT_FILE.
+// certificate for 127.0.0.1 from an authority made here, and writes that
+// authority's certificate to a PEM file for SSL_CERT_FILE.
 func serveTLS(t *testing.T, dir, tmp string) (*mirrorServer, string) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(time.Now().UnixNano()),
-		Subject:               pkix.Name{CommonName: "mobileplan mirror test"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ca := testcert.New(t, "mobileplan mirror test CA", "127.0.0.1")
 	caFile := filepath.Join(tmp, "mirror-ca.pem")
-	writeTestFile(t, caFile, string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})))
+	writeTestFile(t, caFile, ca.PEM)
 
 	s := &mirrorServer{hits: map[string]int{}}
 	files := http.FileServer(http.Dir(dir))
@@ -338,7 +313,7 @@ func serveTLS(t *testing.T, dir, tmp string) (*mirrorServer, string) {
 		s.mu.Unlock()
 		files.ServeHTTP(w, r)
 	}))
-	s.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}, MinVersion: tls.VersionTLS12}
+	s.TLS = &tls.Config{Certificates: []tls.Certificate{ca.Server}, MinVersion: tls.VersionTLS12}
 	// The CLI's refusal of an unknown certificate is expected once; the
 	// server's log line about it is noise.
 	s.Config.ErrorLog = log.New(io.Discard, "", 0)

@@ -1,9 +1,6 @@
 package fastpath
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
-
 	"bytes"
 	"context"
 	"fmt"
@@ -19,6 +16,8 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // TestUnchangedPlan_sameAsFramework is the proof of unchangedPlan: on many
