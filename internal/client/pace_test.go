@@ -281,19 +281,14 @@ func (s *statusCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// pipeline is what one of several independent processes sharing a token
-// saw: each has a client, and so a pace, of its own.
-type pipeline struct {
-	failed, sent, limited int
-	finished              time.Duration
-}
-
-// runPipelines starts len(starts) pipelines, each at its offset from the
-// first, each sending w's creates with w's workers, against one emulator
-// whose limit is w.perSecond for their one token.
-func runPipelines(t *testing.T, starts []time.Duration, w workload) []pipeline {
+// runPipelines starts len(starts) pipelines, independent processes each
+// with a client, and so a pace, of its own, each at its offset from the
+// first and sending w's creates with w's workers, against one emulator
+// whose limit is w.perSecond for their one token. It returns what each
+// saw, its time counted from the first start.
+func runPipelines(t *testing.T, starts []time.Duration, w workload) []outcome {
 	t.Helper()
-	out := make([]pipeline, len(starts))
+	out := make([]outcome, len(starts))
 	synctest.Test(t, func(t *testing.T) {
 		emu := emulatortest.StartInProcess(t, emulator.Options{Token: emulatortest.Token, Dataset: dataset(3, len(starts)*w.creates+10), RateLimit: w.perSecond})
 		start := time.Now()
@@ -304,7 +299,7 @@ func runPipelines(t *testing.T, starts []time.Duration, w workload) []pipeline {
 			all.Go(func() {
 				time.Sleep(offset)
 				failed := sendCreates(t, c, w)
-				out[i] = pipeline{failed: failed, sent: counter.sent, limited: counter.limited, finished: time.Since(start)}
+				out[i] = outcome{failed: failed, requests: counter.sent, limited: counter.limited, elapsed: time.Since(start)}
 			})
 		}
 		all.Wait()
@@ -343,14 +338,14 @@ func TestPaceSharedTokenEveryPipelineFinishes(t *testing.T) {
 			t.Parallel()
 			ps := runPipelines(t, tc.starts, tc.w)
 			var all outcome
-			fastest, slowest := ps[0].finished, ps[0].finished
+			fastest, slowest := ps[0].elapsed, ps[0].elapsed
 			for i, p := range ps {
-				t.Logf("pipeline %d: %d requests, %d answered 429, finished after %v", i, p.sent, p.limited, p.finished)
+				t.Logf("pipeline %d: %d requests, %d answered 429, finished after %v", i, p.requests, p.limited, p.elapsed)
 				if p.failed != 0 {
 					t.Errorf("pipeline %d: %d creates failed; a 429 must be waited out", i, p.failed)
 				}
-				all.requests, all.limited = all.requests+p.sent, all.limited+p.limited
-				fastest, slowest = min(fastest, p.finished), max(slowest, p.finished)
+				all.requests, all.limited = all.requests+p.requests, all.limited+p.limited
+				fastest, slowest = min(fastest, p.elapsed), max(slowest, p.elapsed)
 			}
 			floor := all.floor(tc.w.perSecond)
 			t.Logf("%d requests, %d answered 429 (%.0f%%); the slowest took %.2fx the floor of %v, %.0f%% longer than the fastest",

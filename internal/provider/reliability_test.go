@@ -257,12 +257,7 @@ resource "mobileplan_subscription" "b" {
 // off, and a certificate the system does not trust is refused at once.
 func TestAccSecurity_untrustedCertificateRefused(t *testing.T) {
 	t.Parallel()
-	emu, err := emulator.New(emulator.Options{Token: emulatortest.Token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewTLSServer(emu) // self-signed
-	t.Cleanup(ts.Close)
+	srv := emulatortest.StartTLS(t, emulator.Options{}, nil) // httptest's certificate, self-signed
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
@@ -272,11 +267,11 @@ provider "mobileplan" {
   api_token = %q
 }
 data "mobileplan_plans" "all" {}
-`, ts.URL, emulatortest.Token),
+`, srv.URL, srv.Token),
 			ExpectError: errorPattern("Could not list plans", "no answer from the service", "certificate"),
 		}},
 	})
-	if n := emu.RequestCounts()["GET /v1/plans"]; n != 0 {
+	if n := srv.RequestCounts()["GET /v1/plans"]; n != 0 {
 		t.Errorf("%d requests got through an untrusted TLS connection", n)
 	}
 }

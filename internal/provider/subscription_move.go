@@ -141,9 +141,6 @@ func subscriptionOfAPIResponse(apiResponse, id string) (*client.Subscription, st
 func movedFrom(ctx context.Context, private interface {
 	GetKey(context.Context, string) ([]byte, diag.Diagnostics)
 }) *diagnostics.MoveSource {
-	if private == nil {
-		return nil
-	}
 	raw, diags := private.GetKey(ctx, movedFromKey)
 	var src diagnostics.MoveSource
 	if diags.HasError() || len(raw) == 0 || json.Unmarshal(raw, &src) != nil {

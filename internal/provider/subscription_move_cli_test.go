@@ -81,12 +81,7 @@ func TestCLI_moveFromGenericRESTProvider(t *testing.T) {
 	srv := startEmulator(t)
 	tf := newTerraformCLI(t)
 	tf.UseGenericRESTProvider()
-	providers := genericRESTConfig(srv) + `
-provider "mobileplan" {
-  base_url  = "` + srv.URL + `"
-  api_token = "` + srv.Token + `"
-}
-`
+	providers := genericRESTConfig(srv) + withProvider(srv, "")
 	tf.Write("main.tf", providers+restAPIFleet)
 	tf.Must("apply", "-auto-approve", "-input=false")
 	creates := srv.RequestCounts()["POST /v1/subscriptions"]
@@ -157,13 +152,8 @@ func TestCLI_moveRefusesWhatIsNoSubscription(t *testing.T) {
 		"subscription of another account": {"/v1/subscriptions", "sub_00000000000000ff", "with mobileplan_subscription.sim"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			tf.Write("terraform.tfstate", restAPIStateFile(obj.path, obj.id))
-			tf.Write("main.tf", genericRESTConfig(srv)+`
-provider "mobileplan" {
-  base_url  = "`+srv.URL+`"
-  api_token = "`+srv.Token+`"
-}
-
+			tf.Write("terraform.tfstate", restAPIStateFile(t, obj.path, obj.id))
+			tf.Write("main.tf", genericRESTConfig(srv)+withProvider(srv, `
 resource "mobileplan_subscription" "sim" {
   plan_id = "plan_001"
 }
@@ -172,7 +162,7 @@ moved {
   from = restapi_object.sim
   to   = mobileplan_subscription.sim
 }
-`)
+`))
 			out, code := tf.Run(nil, "plan", "-input=false")
 			if code == 0 {
 				t.Fatalf("the plan of the move succeeded:\n%s", out)
@@ -195,9 +185,10 @@ moved {
 
 // restAPIStateFile is a state holding one restapi_object, sim, as the
 // generic REST provider 1.20.0 writes it (its attributes as in
-// testdata/restapi-object/v1.json).
-func restAPIStateFile(path, id string) string {
-	attrs := restAPIObjectV1(path, id)
+// testdata/restapi-object/v1.20.0.json).
+func restAPIStateFile(t *testing.T, path, id string) string {
+	t.Helper()
+	attrs := restAPIObjectV1(t, path, id)
 	b, _ := json.Marshal(map[string]any{
 		"version": 4, "terraform_version": "1.11.4", "serial": 1, "lineage": "7a0f3a0e-9a43-4a1f-9d52-0c3f0d6a3b11",
 		"outputs": map[string]any{},

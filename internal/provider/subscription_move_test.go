@@ -63,14 +63,13 @@ func restAPIObjectOf(t *testing.T, shape, path, id, apiResponse string) map[stri
 
 // restAPIObjectV1 is the state of a restapi_object of the generic REST
 // provider 1.20.0 of an object the service never answered about.
-func restAPIObjectV1(path, id string) map[string]any {
-	b, _ := json.Marshal(map[string]any{"id": id, "esimIccid": "8988300000000000001", "planId": "plan_001", "state": "ready"})
-	attrs := map[string]any{}
-	raw, _ := os.ReadFile(filepath.Join("testdata", "restapi-object", "v1.20.0.json"))
-	_ = json.Unmarshal(raw, &attrs)
-	attrs["path"], attrs["id"], attrs["api_response"], attrs["create_response"] = path, id, string(b), string(b)
-	attrs["api_data"] = map[string]any{"id": id}
-	return attrs
+func restAPIObjectV1(t *testing.T, path, id string) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"id": id, "esimIccid": "8988300000000000001", "planId": "plan_001", "state": "ready"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return restAPIObjectOf(t, "v1.20.0.json", path, id, string(b))
 }
 
 // serviceAnswer is the body of the service's answer to GET path, as the
@@ -237,7 +236,7 @@ func TestMoveState_unknownSubscriptionFailsTheRefresh(t *testing.T) {
 	h := acctest.NewProtoHarness(t, testServer(), srv)
 	ctx := context.Background()
 	const id = "sub_00000000000000ff"
-	resp, err := h.Server.MoveResourceState(ctx, moveRequest(t, restAPIAddress, "restapi_object", restAPIObjectV1("/v1/subscriptions", id)))
+	resp, err := h.Server.MoveResourceState(ctx, moveRequest(t, restAPIAddress, "restapi_object", restAPIObjectV1(t, "/v1/subscriptions", id)))
 	if err != nil || len(resp.Diagnostics) > 0 {
 		t.Fatalf("move: %v %s", err, acctest.DiagText(resp.Diagnostics))
 	}

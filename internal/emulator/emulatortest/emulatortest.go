@@ -28,16 +28,11 @@ func Start(tb testing.TB, opts emulator.Options) *Server {
 	tb.Helper()
 	emu, token := newEmulator(tb, opts)
 	srv := httptest.NewServer(emu)
-	tb.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-		emu.Close()
-	})
-	return &Server{Emulator: emu, URL: srv.URL, Token: token}
+	return served(tb, emu, token, srv)
 }
 
-// StartTLS serves a new emulator over TLS with config (its certificate)
-// until the test ends. URL is https://127.0.0.1:PORT.
+// StartTLS serves a new emulator over TLS with config (its certificate;
+// nil: httptest's own) until the test ends. URL is https://127.0.0.1:PORT.
 func StartTLS(tb testing.TB, opts emulator.Options, config *tls.Config) *Server {
 	tb.Helper()
 	emu, token := newEmulator(tb, opts)
@@ -47,6 +42,11 @@ func StartTLS(tb testing.TB, opts emulator.Options, config *tls.Config) *Server 
 	// handshake errors would only clutter their output.
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	srv.StartTLS()
+	return served(tb, emu, token, srv)
+}
+
+// served is emu, running in srv, stopped with it when the test ends.
+func served(tb testing.TB, emu *emulator.Emulator, token string, srv *httptest.Server) *Server {
 	tb.Cleanup(func() {
 		srv.CloseClientConnections()
 		srv.Close()

@@ -20,8 +20,8 @@ import (
 // ProductBinary is the package of the provider users run: main.go.
 const ProductBinary = "github.com/mobileplan/terraform-provider-mobileplan"
 
-// builds holds one build of each provider package the tests run, made on
-// first use, under the directory Main removes.
+// builds holds one build of each provider the tests run, made on first
+// use, under the directory Main removes.
 var builds sync.Map // package path -> *build
 
 type build struct {
@@ -31,30 +31,37 @@ type build struct {
 	output []byte
 }
 
-// providerBinaryDir builds pkg, once per test binary, and returns the
-// directory holding terraform-provider-mobileplan.
-func providerBinaryDir(t *testing.T, pkg string) string {
+// builtOnce builds pkg into dir/binary, a directory of its own, once per
+// test binary, with the go command run in moduleDir ("" for this module),
+// and returns that directory. what names the provider in a failure.
+func builtOnce(t *testing.T, what, moduleDir, pkg, binary string) string {
 	t.Helper()
 	v, _ := builds.LoadOrStore(pkg, &build{})
 	b := v.(*build)
 	b.once.Do(func() {
-		b.dir, b.err = os.MkdirTemp("", "mobileplan-provider-bin")
+		b.dir, b.err = os.MkdirTemp("", binary+"-bin")
 		if b.err != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(b.dir, "terraform-provider-mobileplan"), pkg)
+		cmd := exec.Command("go", "build", "-o", filepath.Join(b.dir, binary), pkg)
+		cmd.Dir = moduleDir
 		b.output, b.err = cmd.CombinedOutput()
 	})
 	if b.err != nil {
-		t.Fatalf("building the provider %s: %v\n%s", pkg, b.err, b.output)
+		t.Fatalf("building %s: %v\n%s", what, b.err, b.output)
 	}
 	return b.dir
 }
 
+// providerBinaryDir builds pkg, once per test binary, and returns the
+// directory holding terraform-provider-mobileplan.
+func providerBinaryDir(t *testing.T, pkg string) string {
+	t.Helper()
+	return builtOnce(t, "the provider "+pkg, "", pkg, "terraform-provider-mobileplan")
+}
+
 // GenericRESTProviderSource is the generic REST provider's source address.
 const GenericRESTProviderSource = "mastercard/restapi"
-
-var genericRESTBuild build
 
 // genericRESTProviderDir builds the generic REST provider that
 // tools/restapi pins (a module of its own), once per test binary, and
@@ -62,27 +69,18 @@ var genericRESTBuild build
 // costs about 30 s; afterwards the Go build cache makes it a second.
 func genericRESTProviderDir(t *testing.T) string {
 	t.Helper()
-	b := &genericRESTBuild
-	b.once.Do(func() {
-		gomod, err := exec.Command("go", "env", "GOMOD").Output()
-		if err != nil {
-			b.err = err
-			return
-		}
-		b.dir, b.err = os.MkdirTemp("", "restapi-provider-bin")
-		if b.err != nil {
-			return
-		}
-		builds.Store("tools/restapi", b) // removed with the others by Main
-		cmd := exec.Command("go", "build", "-o", filepath.Join(b.dir, "terraform-provider-restapi"), "github.com/Mastercard/terraform-provider-restapi")
-		cmd.Dir = filepath.Join(filepath.Dir(strings.TrimSpace(string(gomod))), "tools", "restapi")
-		b.output, b.err = cmd.CombinedOutput()
-	})
-	if b.err != nil {
-		t.Fatalf("building the generic REST provider (tools/restapi): %v\n%s", b.err, b.output)
+	moduleDir, err := genericRESTModuleDir()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
 	}
-	return b.dir
+	return builtOnce(t, "the generic REST provider (tools/restapi)", moduleDir, "github.com/Mastercard/terraform-provider-restapi", "terraform-provider-restapi")
 }
+
+// genericRESTModuleDir is tools/restapi, found from this module's go.mod.
+var genericRESTModuleDir = sync.OnceValues(func() (string, error) {
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	return filepath.Join(filepath.Dir(strings.TrimSpace(string(gomod))), "tools", "restapi"), err
+})
 
 // TerraformBinary is the CLI the tests run: TF_ACC_TERRAFORM_PATH, as for
 // terraform-plugin-testing, so that a run under OpenTofu or another

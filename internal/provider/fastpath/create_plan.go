@@ -49,14 +49,13 @@ func (s *protocolServer) createPlan(ctx context.Context, req *tfprotov6.PlanReso
 		return nil, false
 	}
 	s.createOnce.Do(func() { s.creates = s.createPlannerOf(ctx) })
-	s.identityOnce.Do(func() { s.identity = s.identityOf(ctx, subscriptionType) })
 	c := s.creates
-	identity := req.PriorIdentity
-	switch {
-	case c == nil, !s.identity.known, identity != nil && !s.identity.has:
+	if c == nil {
 		return nil, false
-	case identity == nil:
-		identity = s.identity.null
+	}
+	identity, ok := s.plannedIdentity(ctx, req.PriorIdentity)
+	if !ok {
+		return nil, false
 	}
 	config, err := req.Config.Unmarshal(c.typ)
 	if err != nil {
@@ -88,11 +87,10 @@ func (s *protocolServer) createPlan(ctx context.Context, req *tfprotov6.PlanReso
 // createPlanner is what createPlan needs of the resource's schema: its
 // type, and which attributes are computed, by their path with dots
 // (plan_details.name). Blocks' attributes are there as well; the blocks
-// themselves are in blocks.
+// themselves are not, as they are not attributes.
 type createPlanner struct {
 	typ      tftypes.Object
 	computed map[string]bool
-	blocks   map[string]bool
 }
 
 // createPlannerOf reads the schema the framework serves; nil when it has a
@@ -109,7 +107,7 @@ func (s *protocolServer) createPlannerOf(ctx context.Context) *createPlanner {
 	if !ok {
 		return nil
 	}
-	c := &createPlanner{typ: typ, computed: map[string]bool{}, blocks: map[string]bool{}}
+	c := &createPlanner{typ: typ, computed: map[string]bool{}}
 	if !c.addAttributes("", schema.Block.Attributes) {
 		return nil
 	}
@@ -117,7 +115,6 @@ func (s *protocolServer) createPlannerOf(ctx context.Context) *createPlanner {
 		if b.Nesting != tfprotov6.SchemaNestedBlockNestingModeSingle || len(b.Block.BlockTypes) > 0 || !c.addAttributes(b.TypeName+".", b.Block.Attributes) {
 			return nil
 		}
-		c.blocks[b.TypeName] = true
 	}
 	return c
 }
@@ -158,11 +155,9 @@ func (c *createPlanner) markComputedNullsUnknown(config tftypes.Value) func(*tft
 		}
 		key := strings.Join(names, ".")
 		computed, isAttribute := c.computed[key]
-		switch {
-		case c.blocks[key]:
-			return v, nil
-		case !isAttribute:
-			// Inside an attribute of object type: not the schema's.
+		if !isAttribute {
+			// A block, or inside an attribute of object type: not the
+			// schema's attribute.
 			return v, nil
 		}
 		configValue, _, err := tftypes.WalkAttributePath(config, p)

@@ -177,17 +177,27 @@ func (s *protocolServer) unchangedPlan(ctx context.Context, req *tfprotov6.PlanR
 	if len(prior) == 0 || isMsgPackNil(prior) || !bytes.Equal(prior, proposed) || renewalPossible(prior) {
 		return nil, false
 	}
-	s.identityOnce.Do(func() { s.identity = s.identityOf(ctx, subscriptionType) })
-	identity := req.PriorIdentity
-	switch {
-	case !s.identity.known, identity != nil && !s.identity.has:
-		// The second: the framework reports an identity for a resource
-		// without one as an error; let it.
+	identity, ok := s.plannedIdentity(ctx, req.PriorIdentity)
+	if !ok {
 		return nil, false
-	case identity == nil:
-		identity = s.identity.null
 	}
 	return &tfprotov6.PlanResourceChangeResponse{PlannedState: req.PriorState, PlannedIdentity: identity}, true
+}
+
+// plannedIdentity is the identity a plan of a subscription answers: the
+// prior one, or the null identity when there is none yet; false when the
+// framework must answer, as the identity schema is unknown, or an identity
+// came for a resource without one (the framework reports that as an
+// error; let it).
+func (s *protocolServer) plannedIdentity(ctx context.Context, prior *tfprotov6.ResourceIdentityData) (*tfprotov6.ResourceIdentityData, bool) {
+	s.identityOnce.Do(func() { s.identity = s.identityOf(ctx, subscriptionType) })
+	switch {
+	case !s.identity.known, prior != nil && !s.identity.has:
+		return nil, false
+	case prior == nil:
+		return s.identity.null, true
+	}
+	return prior, true
 }
 
 // isMsgPackNil: a null object is msgpack's nil, one byte.
