@@ -164,6 +164,20 @@ func New(cfg Config) (*Client, error) {
 // requests so far.
 func (c *Client) RateLimitSlowdown() RateLimitSlowdown { return c.pace.slowdown() }
 
+// Stop makes the client send nothing more, for good, as when its user is
+// interrupted: every request waiting in its pace, retries included, and
+// every later one ends with ErrStopped. A request already sent is not
+// affected; a create among them is seen through (see_through.go).
+func (c *Client) Stop() { c.pace.halt() }
+
+// gaveUpBeforeSending reports whether err is this side's reason not to
+// send: a stop, a cancelled or expired caller, or a wait for the rate limit
+// that would pass the deadline.
+func gaveUpBeforeSending(err error) bool {
+	var waitErr *RateLimitWaitError
+	return errors.Is(err, ErrStopped) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &waitErr)
+}
+
 func defaultTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 16 // Terraform runs up to 10 operations at once
@@ -216,7 +230,7 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 		return &r
 	}
 	if err != nil {
-		reqErr := &RequestError{Call: call, Attempts: attempts, Err: err}
+		reqErr := &RequestError{Call: call, Attempts: attempts, Err: err, NotSent: !att.written.Load() && gaveUpBeforeSending(err)}
 		if isTimeout(err) && ctx.Err() == nil {
 			reqErr.Timeout = c.timeout
 		}

@@ -141,16 +141,23 @@ func (e *UncertainCreateError) Error() string {
 func (e *UncertainCreateError) Unwrap() error { return e.Err }
 
 // RequestError is a request that got no answer from the service at all, even
-// after retries.
+// after retries, or that was never sent (NotSent).
 type RequestError struct {
 	Call
 	Attempts int
 	Err      error
 	// Timeout is the per-attempt limit, set when the last attempt ran out of it.
 	Timeout time.Duration
+	// NotSent is set when the last attempt was never sent because this
+	// side gave up first: the client was stopped, the caller cancelled, or
+	// the wait for the rate limit would have passed the deadline.
+	NotSent bool
 }
 
 func (e *RequestError) Error() string {
+	if e.NotSent {
+		return fmt.Sprintf("%s: not sent: %v", e.Call, e.Err)
+	}
 	s := fmt.Sprintf("%s: no answer from the service", e.Call)
 	if e.Attempts > 1 {
 		s += fmt.Sprintf(" after %d attempts", e.Attempts)

@@ -2,10 +2,13 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,13 +44,26 @@ import (
 //     refilled meanwhile, and at least one request.
 //  6. A ceiling (Config.MaxRequestsPerSecond) is a rate from the start,
 //     spaced evenly, the first request included, and the rate never grows
-//     above it.
+//     above it. A request refused used no quota, so after a 429 the
+//     ceiling spaces requests from the moment the pace reopens, its first
+//     at once: pipelines whose ceilings met in one instant part there,
+//     rather than meeting again one interval later.
 //  7. A request answered 429 is sent again once the pace lets it, for any
 //     method (the service did not act on it), until its deadline: the
 //     context's, or MaxRateLimitWait after it started. A wait that would
 //     end past the deadline is not begun: the request ends at once with
 //     the service's 429 (or a *RateLimitWaitError), saying how long the
-//     service asked to wait.
+//     service asked to wait and how long this client's own queue would
+//     have held it.
+//  8. Waiting requests form one queue, first come first served, and only
+//     the one at its head holds a place in time: it is spaced from what
+//     the pace knows now (its rate, its tokens, when it reopens), and a
+//     429, a cut or a reopening wakes it to look again. So nothing a
+//     request was told when it joined outlives a change: a request
+//     refused and sent again does not wait behind places the others took
+//     before the refusal, and a rate that grew reaches the next request.
+//  9. Once stopped (Client.Stop), the pace admits nothing more: every
+//     request waiting in it, and every later one, ends with ErrStopped.
 const (
 	probeInterval   = time.Millisecond
 	backoffFactor   = 0.9
@@ -55,29 +71,97 @@ const (
 	// minRate keeps a rate learned from a service that accepted nothing in
 	// a second from stalling the pace: one request every 20 seconds.
 	minRate = rate.Limit(0.05)
+	// longWait is how long requests may wait for the service's quota
+	// before the log says so at info level, and then how often it says so
+	// again: a plan or apply that seems to hang says why without TF_LOG=debug.
+	longWait = 10 * time.Second
 )
 
-// DefaultMaxRateLimitWait is how long one request may wait out the
-// service's rate limit when its context has no deadline.
+// DefaultMaxRateLimitWait is how long one request may wait out the service's
+// rate limit when its context has no deadline.
 const DefaultMaxRateLimitWait = 10 * time.Minute
 
-// RateLimitWaitError is a request that was not sent because the wait the
-// service asked for would end after the request's deadline.
+// ErrStopped is the error of a request the client was stopped before
+// sending (Client.Stop): the service received nothing of it.
+var ErrStopped = errors.New("the client was stopped before sending it")
+
+// RateLimitWaitError is a request that was not sent because its wait in
+// the pace would end after the request's deadline. The wait has up to two
+// causes, each with its own figures: the service's Retry-After, which
+// keeps the pace closed, and this client's own queue, the requests ahead
+// of it spaced at the pace's rate.
 type RateLimitWaitError struct {
-	Wait     time.Duration // how much longer the pace is closed
-	Deadline time.Time
+	// RetryAfter is what the service's last 429 asked for, when the pace
+	// is still closed for it; 0 when it is not.
+	RetryAfter time.Duration
+	// Closed is how much longer the pace stays closed for it.
+	Closed time.Duration
+	// Queued is how much longer this client's own spacing would have held
+	// the request: the requests ahead of it (Ahead), or its turn at Rate.
+	Queued time.Duration
+	// Ahead counts the requests still ahead of this one in the queue.
+	Ahead int
+	// Rate is the rate requests were spaced at, in requests per second,
+	// and Ceiling whether it is Config.MaxRequestsPerSecond rather than a
+	// rate learned from the service's 429s.
+	Rate    float64
+	Ceiling bool
+	// Waited is how long the request had waited already.
+	Waited time.Duration
+	// Left is the time that was left until the request's deadline.
+	Left time.Duration
 }
 
 func (e *RateLimitWaitError) Error() string {
-	return fmt.Sprintf("the service's rate limit asks to wait %s more, past this request's deadline (%s from now); nothing was sent",
-		e.Wait.Round(time.Second), max(0, time.Until(e.Deadline)).Round(time.Second))
+	var b strings.Builder
+	if e.Closed > 0 {
+		fmt.Fprintf(&b, "the service answered 429 and asked to wait %s (Retry-After), which keeps every request back for %s more; ",
+			FormatWait(e.RetryAfter), FormatWait(e.Closed))
+	}
+	spacing := "the rate learned from the service's 429s"
+	if e.Ceiling {
+		spacing = "the configured ceiling"
+	}
+	switch {
+	case e.Ahead > 0:
+		fmt.Fprintf(&b, "%d of this client's own requests were still ahead of it in its queue, spaced at %s per second (%s); ",
+			e.Ahead, formatRate(e.Rate), spacing)
+	case e.Queued > 0:
+		fmt.Fprintf(&b, "this client's own spacing at %s per second (%s) would hold it %s more; ", formatRate(e.Rate), spacing, FormatWait(e.Queued))
+	}
+	if e.Left > 0 {
+		fmt.Fprintf(&b, "its deadline was %s away, too soon (it had waited %s)", FormatWait(e.Left), FormatWait(e.Waited))
+	} else {
+		fmt.Fprintf(&b, "its deadline came after it had waited %s", FormatWait(e.Waited))
+	}
+	return b.String()
 }
+
+// FormatWait writes a wait as a person reads it, never rounded to
+// nothing: 350ms, 1.5s, 12s, 2m30s.
+func FormatWait(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return max(d.Round(time.Millisecond), time.Millisecond).String()
+	case d < 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+func formatRate(r float64) string { return strconv.FormatFloat(r, 'g', 3, 64) }
 
 // pace is the one admission control every request of a Client passes.
 type pace struct {
 	ceiling rate.Limit // 0: none
+	turn    chan struct{}
+	stopped chan struct{}
+	stop    sync.Once
 
 	mu          sync.Mutex
+	changed     chan struct{} // closed when a 429 changes what the head waits for
 	limiter     *rate.Limiter
 	learned     bool       // a 429 has set the rate
 	reprobed    bool       // a first 429 has come; the next sets the rate
@@ -85,58 +169,62 @@ type pace struct {
 	cutAt       time.Time  // when the rate in use was set
 	cutRate     rate.Limit // the rate set then
 	closedUntil time.Time
-	accepted    []time.Time // answers other than 429 in the last second, until the first cut
+	retryAfter  time.Duration // the Retry-After that set closedUntil
+	accepted    []time.Time   // answers other than 429 in the last second, until the first cut
+	queued      int           // requests waiting for their turn, the head excluded
 
-	// What the service's limit has cost so far: the time during which at
-	// least one request was held back by it (not by the ceiling alone),
-	// and how many requests it refused.
-	holding   int
-	holdSince time.Time
-	held      time.Duration
-	refused   int
+	// What the service's limit has cost so far: the time during which a
+	// request was held back by it (not by the ceiling alone), the part of
+	// it the pace was closed for a Retry-After, how many requests it
+	// refused, and how many gave up waiting at their deadline.
+	holding    bool
+	holdSince  time.Time
+	holdClosed bool
+	held       time.Duration
+	heldClosed time.Duration
+	refused    int
+	gaveUp     int
+	lastInfo   time.Time
 }
 
 // RateLimitSlowdown is what the service's rate limit has cost a client so
 // far.
 type RateLimitSlowdown struct {
-	// Held is the time during which at least one request waited for the
-	// service's quota: for its Retry-After, or for the rate learned from
-	// its 429s.
+	// Held is the time during which a request waited for the service's
+	// quota: for its Retry-After, or for the rate learned from its 429s.
 	Held time.Duration
+	// HeldForRetryAfter is the part of Held the pace was closed for a
+	// Retry-After; the rest is this client's own spacing at the rate it
+	// learned.
+	HeldForRetryAfter time.Duration
 	// Refused counts the requests answered 429, each sent again.
 	Refused int
+	// GaveUp counts the requests that were not sent, or whose last answer
+	// was a 429, because their deadline came while they waited in the pace.
+	GaveUp int
 }
 
 func (p *pace) slowdown() RateLimitSlowdown {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	held := p.held
-	if p.holding > 0 {
-		held += time.Since(p.holdSince)
+	s := RateLimitSlowdown{Held: p.held, HeldForRetryAfter: p.heldClosed, Refused: p.refused, GaveUp: p.gaveUp}
+	if p.holding {
+		d := time.Since(p.holdSince)
+		s.Held += d
+		if p.holdClosed {
+			s.HeldForRetryAfter += d
+		}
 	}
-	return RateLimitSlowdown{Held: held, Refused: p.refused}
-}
-
-// heldSleep sleeps d for a request held back by the service's limit,
-// counting the time toward Held.
-func (p *pace) heldSleep(ctx context.Context, d time.Duration) error {
-	p.mu.Lock()
-	if p.holding == 0 {
-		p.holdSince = time.Now()
-	}
-	p.holding++
-	p.mu.Unlock()
-	err := sleep(ctx, d)
-	p.mu.Lock()
-	if p.holding--; p.holding == 0 {
-		p.held += time.Since(p.holdSince)
-	}
-	p.mu.Unlock()
-	return err
+	return s
 }
 
 func newPace(ceiling float64) *pace {
-	p := &pace{limiter: rate.NewLimiter(rate.Every(probeInterval), 1)}
+	p := &pace{
+		limiter: rate.NewLimiter(rate.Every(probeInterval), 1),
+		turn:    make(chan struct{}, 1),
+		stopped: make(chan struct{}),
+		changed: make(chan struct{}),
+	}
 	if ceiling > 0 {
 		p.ceiling = rate.Limit(ceiling)
 		p.limiter = rate.NewLimiter(p.ceiling, 1)
@@ -150,8 +238,11 @@ func newPace(ceiling float64) *pace {
 	return p
 }
 
-// rateAt is the rate in use at now: the cut rate grown since the pace
-// opened after the cut, at most the ceiling.
+// halt stops the pace for good (rule 9).
+func (p *pace) halt() { p.stop.Do(func() { close(p.stopped) }) }
+
+// rateAt is the rate in use at now: the cut rate grown since the cut, at
+// most the ceiling.
 func (p *pace) rateAt(now time.Time) rate.Limit {
 	if !p.learned {
 		return p.limiter.Limit()
@@ -167,19 +258,34 @@ func (p *pace) rateAt(now time.Time) rate.Limit {
 }
 
 // admit returns when a request may be sent, with the cut it is sent
-// under; or an error when ctx ends or the wait would pass deadline.
+// under; or an error when ctx ends, the pace stops, or the wait would pass
+// deadline.
 func (p *pace) admit(ctx context.Context, deadline time.Time) (int, error) {
+	start := time.Now()
+	if err := p.awaitTurn(ctx, start, deadline); err != nil {
+		return 0, err
+	}
+	defer func() { <-p.turn }()
 	for {
+		select {
+		case <-p.stopped:
+			return 0, ErrStopped
+		default:
+		}
 		p.mu.Lock()
 		now := time.Now()
 		if wait := p.closedUntil.Sub(now); wait > 0 {
-			p.mu.Unlock()
 			if now.Add(wait).After(deadline) {
-				return 0, &RateLimitWaitError{Wait: wait, Deadline: deadline}
-			}
-			tflog.Debug(ctx, "mobileplan API rate limit: waiting for the service's Retry-After", map[string]any{"wait_ms": wait.Milliseconds()})
-			if err := p.heldSleep(ctx, wait); err != nil {
+				err := &RateLimitWaitError{RetryAfter: p.retryAfter, Closed: wait, Waited: now.Sub(start), Left: deadline.Sub(now)}
+				p.gaveUp++
+				p.mu.Unlock()
 				return 0, err
+			}
+			changed := p.changed
+			p.mu.Unlock()
+			tflog.Debug(ctx, "mobileplan API rate limit: waiting for the service's Retry-After", map[string]any{"wait_ms": wait.Milliseconds()})
+			if err := p.hold(ctx, wait, changed, true); err != nil && !errors.Is(err, errChanged) {
+				return 0, p.ended(err, start, deadline)
 			}
 			continue
 		}
@@ -188,36 +294,128 @@ func (p *pace) admit(ctx context.Context, deadline time.Time) (int, error) {
 		}
 		reservation := p.limiter.ReserveN(now, 1)
 		delay := reservation.DelayFrom(now)
-		epoch, limit, learned := p.epoch, p.limiter.Limit(), p.learned
-		p.mu.Unlock()
 		if delay <= 0 {
+			epoch := p.epoch
+			p.mu.Unlock()
 			return epoch, nil
 		}
+		limit, learned := p.limiter.Limit(), p.learned
 		if now.Add(delay).After(deadline) {
 			reservation.CancelAt(now)
-			return 0, &RateLimitWaitError{Wait: delay, Deadline: deadline}
+			err := &RateLimitWaitError{Queued: delay, Rate: float64(limit), Ceiling: !learned, Waited: now.Sub(start), Left: deadline.Sub(now)}
+			p.gaveUp++
+			p.mu.Unlock()
+			return 0, err
 		}
+		changed := p.changed
+		p.mu.Unlock()
 		if learned || p.ceiling > 0 {
 			tflog.Trace(ctx, "mobileplan API rate limit: pacing", map[string]any{"wait_ms": delay.Milliseconds(), "requests_per_second": float64(limit)})
 		}
-		wait := sleep
+		var err error
 		if learned {
-			wait = p.heldSleep
+			err = p.hold(ctx, delay, changed, false)
+		} else {
+			err = sleep(ctx, delay, changed, p.stopped)
 		}
-		if err := wait(ctx, delay); err != nil {
-			reservation.Cancel()
-			return 0, err
-		}
-		p.mu.Lock()
-		// A cut made while this request slept re-queues it behind the
-		// new rate, unless the cut came at its very moment: every request
-		// given that moment is sent, whichever woke first.
-		requeue := p.epoch != epoch && p.cutAt.Before(now.Add(delay))
-		p.mu.Unlock()
-		if !requeue {
+		if err == nil {
+			// Its place came: it goes, on the reservation it slept for.
+			p.mu.Lock()
+			epoch := p.epoch
+			p.mu.Unlock()
 			return epoch, nil
 		}
+		reservation.Cancel()
+		if !errors.Is(err, errChanged) {
+			return 0, p.ended(err, start, deadline)
+		}
 	}
+}
+
+// awaitTurn waits until the request is at the head of the queue (rule 8).
+func (p *pace) awaitTurn(ctx context.Context, start, deadline time.Time) error {
+	select {
+	case p.turn <- struct{}{}:
+		return nil
+	default:
+	}
+	p.mu.Lock()
+	p.queued++
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.queued--
+		p.mu.Unlock()
+	}()
+	timer := time.NewTimer(deadline.Sub(start))
+	defer timer.Stop()
+	select {
+	case p.turn <- struct{}{}:
+		return nil
+	case <-p.stopped:
+		return ErrStopped
+	case <-ctx.Done():
+		return p.ended(ctx.Err(), start, deadline)
+	case <-timer.C:
+		return p.ended(context.DeadlineExceeded, start, deadline)
+	}
+}
+
+// ended is the error of a request whose wait in the pace ended without
+// its being sent: a deadline reached while it waited is the pace's
+// RateLimitWaitError, with the queue it was still behind.
+func (p *pace) ended(err error, start, deadline time.Time) error {
+	if !errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, errStopped) {
+			return ErrStopped
+		}
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	p.gaveUp++
+	e := &RateLimitWaitError{Ahead: p.queued, Rate: float64(p.rateAt(now)), Ceiling: !p.learned, Waited: now.Sub(start), Left: max(0, deadline.Sub(now))}
+	if closed := p.closedUntil.Sub(now); closed > 0 {
+		e.RetryAfter, e.Closed = p.retryAfter, closed
+	}
+	return e
+}
+
+var (
+	errChanged = errors.New("the pace changed")
+	errStopped = errors.New("the pace stopped")
+)
+
+// hold sleeps d for a request held back by the service's limit, counting
+// the time toward the slowdown, and saying so at info level once the
+// requests have waited long.
+func (p *pace) hold(ctx context.Context, d time.Duration, changed chan struct{}, closed bool) error {
+	p.mu.Lock()
+	now := time.Now()
+	p.holding, p.holdSince, p.holdClosed = true, now, closed
+	if p.held >= longWait && now.Sub(p.lastInfo) >= longWait {
+		p.lastInfo = now
+		fields := map[string]any{
+			"waited_total_ms": p.held.Milliseconds(), "refused_total": p.refused, "requests_queued": p.queued + 1, "wait_ms": d.Milliseconds(),
+		}
+		cause := "this client's own queue, spaced at the rate learned from the service's 429s"
+		if closed {
+			cause, fields["retry_after_ms"] = "the service's Retry-After", p.retryAfter.Milliseconds()
+		}
+		tflog.Info(ctx, "mobileplan API rate limit: requests are waiting for the account's quota ("+cause+")", fields)
+	}
+	p.mu.Unlock()
+	err := sleep(ctx, d, changed, p.stopped)
+	p.mu.Lock()
+	spent := time.Since(p.holdSince)
+	p.held += spent
+	if p.holdClosed {
+		p.heldClosed += spent
+	}
+	p.holding = false
+	p.mu.Unlock()
+	return err
 }
 
 // observe takes the service's answer to a request sent under cut epoch.
@@ -235,13 +433,20 @@ func (p *pace) observe(ctx context.Context, epoch int, status int, retryAfter ti
 	// Without Retry-After the pace stays open: the cut rate's empty bucket
 	// spaces what follows.
 	if until := now.Add(retryAfter); until.After(p.closedUntil) {
-		p.closedUntil = until
+		p.closedUntil, p.retryAfter = until, retryAfter
 	}
+	defer p.wake()
 	if epoch != p.epoch {
 		return
 	}
 	if !p.learned && !p.reprobed {
 		p.reprobed, p.accepted, p.epoch, p.cutAt = true, nil, p.epoch+1, now
+		if p.ceiling > 0 {
+			// The refused request used no quota: the ceiling's spacing
+			// starts again when the pace reopens, whose first request goes
+			// at once.
+			p.limiter = rate.NewLimiter(p.ceiling, 1)
+		}
 		tflog.Debug(ctx, "mobileplan API rate limit: the service answered 429; pausing, then measuring its rate", map[string]any{
 			"retry_after_ms": retryAfter.Milliseconds(), "closed_until": p.closedUntil.Format(time.RFC3339Nano),
 		})
@@ -276,6 +481,21 @@ func (p *pace) observe(ctx context.Context, epoch int, status int, retryAfter ti
 	})
 }
 
+// wake tells the head of the queue that what it waits for changed. The
+// caller holds p.mu.
+func (p *pace) wake() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// gaveUpAnswered counts a request whose last answer was a 429 it could
+// not wait out before its deadline.
+func (p *pace) gaveUpAnswered() {
+	p.mu.Lock()
+	p.gaveUp++
+	p.mu.Unlock()
+}
+
 func dropBefore(times []time.Time, cutoff time.Time) []time.Time {
 	i := 0
 	for i < len(times) && !times[i].After(cutoff) {
@@ -284,12 +504,18 @@ func dropBefore(times []time.Time, cutoff time.Time) []time.Time {
 	return times[i:]
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
+// sleep waits d, or until changed is closed (errChanged), stopped is
+// closed (errStopped) or ctx ends.
+func sleep(ctx context.Context, d time.Duration, changed, stopped <-chan struct{}) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
 		return nil
+	case <-changed:
+		return errChanged
+	case <-stopped:
+		return errStopped
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -333,7 +559,11 @@ func (t pacing) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		retryAfter := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 		t.pace.observe(ctx, epoch, resp.StatusCode, retryAfter)
-		if resp.StatusCode != http.StatusTooManyRequests || time.Now().Add(retryAfter).After(deadline) {
+		if resp.StatusCode != http.StatusTooManyRequests {
+			return resp, nil
+		}
+		if time.Now().Add(retryAfter).After(deadline) {
+			t.pace.gaveUpAnswered()
 			return resp, nil
 		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBodyBytes))

@@ -8,13 +8,18 @@ package client
 // counts below are exact on every run, however loaded the machine.
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
@@ -31,6 +36,7 @@ type workload struct {
 type outcome struct {
 	failed, requests, limited int
 	elapsed                   time.Duration
+	longestGap                time.Duration // between two requests sent one after the other
 }
 
 // floor is the least time the service's limit allows for the requests that
@@ -262,19 +268,23 @@ func TestPaceCeilingsSummingUnderTheLimitAcrossProcesses(t *testing.T) {
 	})
 }
 
-// statusCounter counts what one client sent, and the answers 429 among it.
+// statusCounter counts what one client sent, and the answers 429 among it,
+// and keeps when each request was sent.
 type statusCounter struct {
 	next http.RoundTripper
 
 	mu            sync.Mutex
 	sent, limited int
+	times         []time.Time
 }
 
 func (s *statusCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	sentAt := time.Now()
 	resp, err := s.next.RoundTrip(req)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sent++
+	s.times = append(s.times, sentAt)
 	if err == nil && resp.StatusCode == http.StatusTooManyRequests {
 		s.limited++
 	}
@@ -299,12 +309,59 @@ func runPipelines(t *testing.T, starts []time.Duration, w workload) []outcome {
 			all.Go(func() {
 				time.Sleep(offset)
 				failed := sendCreates(t, c, w)
-				out[i] = outcome{failed: failed, requests: counter.sent, limited: counter.limited, elapsed: time.Since(start)}
+				out[i] = outcome{failed: failed, requests: counter.sent, limited: counter.limited, elapsed: time.Since(start), longestGap: longestGap(counter.times)}
 			})
 		}
 		all.Wait()
 	})
 	return out
+}
+
+func longestGap(times []time.Time) time.Duration {
+	var longest time.Duration
+	for i := 1; i < len(times); i++ {
+		longest = max(longest, times[i].Sub(times[i-1]))
+	}
+	return longest
+}
+
+// Pipelines that share a token and each set the share the rate-limits
+// guide gives them (3 × 0.3 under 1 a second) still meet a 429 now and
+// then: their first requests come at the same instant. The one refused
+// waits its Retry-After, and then the pipeline goes on at its ceiling:
+// requests waiting behind it are spaced from the moment the pace reopens,
+// not from places in time they were given before the refusal, which once
+// stalled a pipeline for as long as its whole queue (33 s for 10 creates).
+func TestPaceCeilingAfterA429SpacesFromTheReopening(t *testing.T) {
+	t.Parallel()
+	ceiling := 0.3
+	interval := time.Duration(float64(time.Second) / ceiling)
+	for _, starts := range [][]time.Duration{{0, 0, 0}, {0, 17 * time.Millisecond, 400 * time.Millisecond}} {
+		t.Run(fmt.Sprint(starts), func(t *testing.T) {
+			t.Parallel()
+			ps := runPipelines(t, starts, workload{creates: 10, workers: 10, perSecond: 1, ceiling: ceiling})
+			limited := 0
+			for i, p := range ps {
+				t.Logf("pipeline %d: %d requests, %d answered 429, longest gap %v, finished after %v", i, p.requests, p.limited, p.longestGap, p.elapsed)
+				limited += p.limited
+				if p.failed != 0 {
+					t.Errorf("pipeline %d: %d creates failed", i, p.failed)
+				}
+				// The emulator's Retry-After is at most a second here.
+				if limit := time.Second + interval; p.longestGap > limit {
+					t.Errorf("pipeline %d sent nothing for %v, want at most %v: one Retry-After and one interval at its ceiling", i, p.longestGap, limit)
+				}
+				// Its ceiling's pace (the first request one interval in),
+				// and a Retry-After for each refusal.
+				if want := starts[i] + 10*interval + time.Duration(p.limited)*time.Second; p.elapsed > want+time.Millisecond {
+					t.Errorf("pipeline %d finished after %v, want at most %v: its ceiling's pace and a Retry-After for each of its %d refusals", i, p.elapsed, want, p.limited)
+				}
+			}
+			if limited == 0 {
+				t.Errorf("no request answered 429: the case this test is about did not happen")
+			}
+		})
+	}
 }
 
 // Independent processes sharing one token, with no ceiling set, all
@@ -313,13 +370,15 @@ func runPipelines(t *testing.T, starts []time.Duration, w workload) []outcome {
 // the 429s it is given, the first second decides who is given what, and
 // the rates then grow in proportion to themselves, which keeps the shares
 // unequal: with three pipelines at 5 requests a second, the last finishes
-// 84% to 151% after the first though they started at the same instant.
-// Requests that wake at the same fake instant run in any order, so a run
-// has one of a few outcomes; the bounds are just above the worst of 40
-// runs. A change to the pace that moves them must say why here, and one
-// that shares fairly would tighten them to what users need: every
-// pipeline within 1.2x the floor and 15% of the others, at most 10% of
-// requests refused at 5 a second and 25% at 1.
+// 70% to 168% after the first. Requests that wake at the same fake instant
+// run in any order, so a run has one of a few outcomes; the bounds are
+// just above the worst of 10 runs. Since a rate that grew reaches the
+// requests already waiting (rule 8), three rows improved and one moved:
+// the staggered 3 × 40 at 5 a second has its slowest at 1.83x the floor
+// (1.74x before), its spread 168% (173%). A change to the pace that moves
+// them must say why here, and one that shares fairly would tighten them to
+// what users need: every pipeline within 1.2x the floor and 15% of the
+// others, at most 10% of requests refused at 5 a second and 25% at 1.
 func TestPaceSharedTokenEveryPipelineFinishes(t *testing.T) {
 	t.Parallel()
 	staggered := []time.Duration{0, 17 * time.Millisecond, 400 * time.Millisecond}
@@ -329,10 +388,10 @@ func TestPaceSharedTokenEveryPipelineFinishes(t *testing.T) {
 		maxLimited float64 // of all requests
 		maxOfFloor float64 // the slowest pipeline's time over the floor of all their requests
 	}{
-		{workload{creates: 40, workers: 10, perSecond: 5}, []time.Duration{0, 0, 0}, 0.08, 1.6},
-		{workload{creates: 40, workers: 10, perSecond: 5}, staggered, 0.10, 1.8},
+		{workload{creates: 40, workers: 10, perSecond: 5}, []time.Duration{0, 0, 0}, 0.08, 1.45},
+		{workload{creates: 40, workers: 10, perSecond: 5}, staggered, 0.10, 1.85},
 		{workload{creates: 10, workers: 10, perSecond: 1}, []time.Duration{0, 0, 0}, 0.65, 1.25},
-		{workload{creates: 10, workers: 10, perSecond: 1}, staggered, 0.60, 1.45},
+		{workload{creates: 10, workers: 10, perSecond: 1}, staggered, 0.60, 1.3},
 	} {
 		t.Run(fmt.Sprintf("%d×%d creates at %v per second, starts %v", len(tc.starts), tc.w.creates, tc.w.perSecond, tc.starts), func(t *testing.T) {
 			t.Parallel()
@@ -361,4 +420,196 @@ func TestPaceSharedTokenEveryPipelineFinishes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A rate that grows reaches the requests already waiting (rule 8): each
+// goes one interval of the rate in use when its turn came after the one
+// before it, not at the rate of the moment it joined the queue. Before,
+// requests that joined at 0.7 a second kept that spacing while the pace
+// grew, and a grown pace went on sending one request a second.
+func TestPaceGrowthReachesWaitingRequests(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		p := newPace(0)
+		start := time.Now()
+		p.learned, p.cutAt, p.cutRate, p.epoch = true, start, 0.7, 1
+		p.limiter = rate.NewLimiter(0.7, 1)
+		const n = 40
+		var mu sync.Mutex
+		var sent []time.Time
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(func() {
+				if _, err := p.admit(bg, start.Add(time.Hour)); err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				sent = append(sent, time.Now())
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		slices.SortFunc(sent, time.Time.Compare)
+		for i := 1; i < n; i++ {
+			gap := sent[i].Sub(sent[i-1])
+			want := time.Duration(float64(time.Second) / float64(p.rateAt(sent[i-1])))
+			if gap > want+time.Millisecond || gap < want-time.Millisecond {
+				t.Fatalf("request %d went %v after the one before, want %v: one interval at %.3g a second, the rate when its turn came",
+					i, gap, want, float64(p.rateAt(sent[i-1])))
+			}
+		}
+		t.Logf("%d requests in %v, the last gap %v", n, sent[n-1].Sub(start), sent[n-1].Sub(sent[n-2]))
+	})
+}
+
+// Once stopped, the pace sends nothing more (rule 9): requests waiting in
+// it end at once with ErrStopped, and so does every later one, while the
+// service receives nothing.
+func TestPaceStopEndsEveryWaitingRequest(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		emu, c := startInProcess(t, emulator.Options{}, func(cfg *Config) { cfg.MaxRequestsPerSecond = 1 })
+		var wg sync.WaitGroup
+		errs := make(chan error, 5)
+		for range 5 {
+			wg.Go(func() {
+				_, err := c.GetPlan(bg, "plan_001")
+				errs <- err
+			})
+		}
+		time.Sleep(2500 * time.Millisecond) // two sent, at 1 s and 2 s
+		stopped := time.Now()
+		c.Stop()
+		wg.Wait()
+		close(errs)
+		if waited := time.Since(stopped); waited != 0 {
+			t.Errorf("the waiting requests ended %v after Stop, want at once", waited)
+		}
+		var ok, refused int
+		for err := range errs {
+			switch {
+			case err == nil:
+				ok++
+			case errors.Is(err, ErrStopped):
+				refused++
+			default:
+				t.Errorf("unexpected error: %v", err)
+			}
+		}
+		if _, err := c.GetPlan(bg, "plan_001"); !errors.Is(err, ErrStopped) {
+			t.Errorf("a request made after Stop: %v, want ErrStopped", err)
+		}
+		if n := emu.RequestCounts()["GET /v1/plans/{id}"]; ok != 2 || refused != 3 || n != 2 {
+			t.Errorf("%d answered, %d stopped, %d received by the service; want 2, 3 and 2", ok, refused, n)
+		}
+	})
+}
+
+// A request that cannot wait long enough says what held it, with the
+// real figures of each cause: the service's Retry-After apart from this
+// client's own queue and rate, and no wait rounded to nothing.
+func TestPaceWaitErrorNamesItsCause(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		ceiling    float64
+		retryAfter time.Duration // of a 429 observed at the start; 0: none
+		deadline   time.Duration
+		want       RateLimitWaitError // the fields compared: RetryAfter, Closed, Ceiling, Rate, Ahead, Queued
+		says       []string
+		never      []string
+	}{
+		{
+			name: "closed for the service's Retry-After", retryAfter: 30 * time.Second, deadline: 5 * time.Second,
+			want: RateLimitWaitError{RetryAfter: 30 * time.Second, Closed: 30 * time.Second},
+			says: []string{"asked to wait 30s (Retry-After)", "for 30s more", "its deadline was 5s away, too soon (it had waited 0s)"}, never: []string{"own"},
+		},
+		{
+			name: "behind its own ceiling", ceiling: 0.5, deadline: 1500 * time.Millisecond,
+			want: RateLimitWaitError{Queued: 2 * time.Second, Rate: 0.5, Ceiling: true},
+			says: []string{"spacing at 0.5 per second (the configured ceiling) would hold it 2s more"}, never: []string{"Retry-After", "429"},
+		},
+		{
+			name: "a Retry-After shorter than a second", retryAfter: 300 * time.Millisecond, deadline: 100 * time.Millisecond,
+			want: RateLimitWaitError{RetryAfter: 300 * time.Millisecond, Closed: 300 * time.Millisecond},
+			says: []string{"asked to wait 300ms (Retry-After)", "its deadline was 100ms away"}, never: []string{" 0s more"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				p := newPace(tc.ceiling)
+				if tc.ceiling > 0 {
+					p.limiter = rate.NewLimiter(rate.Limit(tc.ceiling), 1)
+					p.limiter.ReserveN(time.Now(), 1) // just sent one
+				}
+				if tc.retryAfter > 0 {
+					p.observe(bg, p.epoch, http.StatusTooManyRequests, tc.retryAfter)
+				}
+				_, err := p.admit(bg, time.Now().Add(tc.deadline))
+				var waitErr *RateLimitWaitError
+				if !errors.As(err, &waitErr) {
+					t.Fatalf("admit: %v, want a *RateLimitWaitError", err)
+				}
+				got := RateLimitWaitError{RetryAfter: waitErr.RetryAfter, Closed: waitErr.Closed, Queued: waitErr.Queued, Ahead: waitErr.Ahead, Rate: waitErr.Rate, Ceiling: waitErr.Ceiling}
+				if got != tc.want {
+					t.Errorf("got %+v, want %+v", got, tc.want)
+				}
+				msg := err.Error()
+				for _, s := range tc.says {
+					if !strings.Contains(msg, s) {
+						t.Errorf("%q does not say %q", msg, s)
+					}
+				}
+				for _, s := range tc.never {
+					if strings.Contains(msg, s) {
+						t.Errorf("%q says %q", msg, s)
+					}
+				}
+				if s := p.slowdown(); s.GaveUp != 1 {
+					t.Errorf("slowdown counts %d requests given up, want 1", s.GaveUp)
+				}
+			})
+		})
+	}
+}
+
+// Requests queued behind their own client's ceiling until their deadline
+// say how many were ahead of them.
+func TestPaceWaitErrorCountsTheQueueAhead(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		p := newPace(0.2) // one request every 5 s, the first after 5 s
+		deadline := time.Now().Add(12 * time.Second)
+		errs := make(chan error, 4)
+		for range 4 {
+			go func() {
+				_, err := p.admit(bg, deadline)
+				errs <- err
+			}()
+			synctest.Wait() // in this order
+		}
+		var sent, ahead []int
+		for range 4 {
+			err := <-errs
+			var waitErr *RateLimitWaitError
+			switch {
+			case err == nil:
+				sent = append(sent, 0)
+			case errors.As(err, &waitErr):
+				ahead = append(ahead, waitErr.Ahead)
+				if !strings.Contains(err.Error(), "the configured ceiling") || strings.Contains(err.Error(), "Retry-After") {
+					t.Errorf("%v: want the ceiling named as the cause, and no Retry-After", err)
+				}
+			default:
+				t.Fatal(err)
+			}
+		}
+		slices.Sort(ahead)
+		// Two go at 5 s and 10 s; the third would go at 15 s, past 12 s
+		// (its own turn); the fourth is still behind it.
+		if len(sent) != 2 || !slices.Equal(ahead, []int{0, 0}) && !slices.Equal(ahead, []int{0, 1}) {
+			t.Errorf("%d sent, the others with %v ahead; want 2 sent", len(sent), ahead)
+		}
+	})
 }

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -47,12 +46,14 @@ func Detail(err error) string {
 	var waitErr *client.RateLimitWaitError
 	switch {
 	case errors.As(err, &waitErr):
-		return fmt.Sprintf("Not sent: the service's rate limit asked to wait %s more, past this request's deadline.", waitErr.Wait.Round(time.Second)) + rateLimitAdvice
+		return notSent(err) + " It waited for the account's request quota until its deadline: " + waitErr.Error() + "." + ceilingNamed(waitErr) + rateLimitAdvice
 	case errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &uncertain) && (!errors.As(err, &reqErr) || reqErr.Timeout == 0):
-		return facts(err) + "\n\nThe operation's time limit (for a create, timeouts.create) ran out before this request was sent, so the service did nothing." + rateLimitAdvice
-	case errors.Is(err, context.Canceled) && !errors.As(err, &uncertain):
-		return facts(err) + "\n\nTerraform asked the provider to stop (an interrupt) before this request was sent, so the service did nothing. " +
-			"Requests already sent were seen through and recorded in state; applying again does the rest."
+		return notSent(err) + " The operation's time limit (for a create, timeouts.create) ran out first." + rateLimitAdvice
+	case (errors.Is(err, client.ErrStopped) || errors.Is(err, context.Canceled)) && errors.As(err, &reqErr) && !reqErr.NotSent && !errors.As(err, &uncertain):
+		return fmt.Sprintf("Terraform asked the provider to stop (an interrupt) while %s waited for its answer: the read was abandoned, which changes nothing at the service.", reqErr.Call)
+	case (errors.Is(err, client.ErrStopped) || errors.Is(err, context.Canceled)) && !errors.As(err, &uncertain):
+		return notSent(err) + " Terraform asked the provider to stop (an interrupt) first. " +
+			"Creates already sent were seen through and recorded in state; applying again does the rest."
 	case errors.As(err, &noPath):
 		return fmt.Sprintf("The service at %s has no such path (HTTP 404) to %s: check base_url. It must be the service's root, "+
 			"such as https://api.example.com, without /v1: every path the provider requests begins with /v1. Nothing is missing at the service.", noPath.URL, noPath.Operation)
@@ -72,6 +73,24 @@ func Detail(err error) string {
 		return facts(reqErr) + "\n\nCheck base_url and that the service (or the emulator) is reachable from here."
 	}
 	return facts(err)
+}
+
+// notSent opens the detail of a request this side gave up before sending
+// it: the service did nothing.
+func notSent(err error) string {
+	var reqErr *client.RequestError
+	if errors.As(err, &reqErr) {
+		return fmt.Sprintf("Not sent: %s was never sent, so the service did nothing.", reqErr.Call)
+	}
+	return "Not sent: the request was never sent, so the service did nothing."
+}
+
+// ceilingNamed names the provider setting behind the client's ceiling.
+func ceilingNamed(e *client.RateLimitWaitError) string {
+	if e.Ceiling && (e.Queued > 0 || e.Ahead > 0) {
+		return " The ceiling is this provider's max_requests_per_second."
+	}
+	return ""
 }
 
 // UntrustedCertificateHelp follows a TLS certificate no trusted authority
@@ -178,7 +197,7 @@ func nextStep(e *client.APIError) string {
 	case e.StatusCode == http.StatusTooManyRequests:
 		wait := ""
 		if e.RetryAfter > 0 {
-			wait = fmt.Sprintf(" It asked to wait %s more (Retry-After), past the time this request may wait.", e.RetryAfter)
+			wait = fmt.Sprintf(" Its last answer asked to wait %s (Retry-After), longer than this request had left before its deadline.", client.FormatWait(e.RetryAfter))
 		}
 		return "The service's rate limit refused the request until its deadline." + wait + rateLimitAdvice
 	case e.StatusCode >= 500:

@@ -34,17 +34,27 @@ func TestDetailTexts(t *testing.T) {
 		{"429 past its deadline", &client.APIError{Call: client.Call{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions"}, StatusCode: 429, Status: "429 Too Many Requests",
 			Code: "rateLimited", Message: "slow down", RetryAfter: time.Hour},
 			"The service answered HTTP 429 Too Many Requests to POST /v1/subscriptions.\nCode: rateLimited\nMessage: slow down\n\n" +
-				"The service's rate limit refused the request until its deadline. It asked to wait 1h0m0s more (Retry-After), past the time this request may wait. " +
+				"The service's rate limit refused the request until its deadline. Its last answer asked to wait 1h0m0s (Retry-After), longer than this request had left before its deadline. " +
 				"A create may wait as long as its timeouts.create (default 10m), any other request 10 minutes. " +
 				"A request answered 429 was not acted on, and one not sent did nothing, so applying again is safe, a create included. " +
 				"If the account's quota is shared, set max_requests_per_second to this run's share, or lower -parallelism; see the Rate limits guide."},
-		{"not sent: the wait passes the deadline", &client.RequestError{Call: client.Call{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions"}, Attempts: 1,
-			Err: &client.RateLimitWaitError{Wait: 90 * time.Second, Deadline: time.Now().Add(time.Second)}},
-			"Not sent: the service's rate limit asked to wait 1m30s more, past this request's deadline." + rateLimitAdvice},
-		{"not sent: asked to stop", &client.RequestError{Call: client.Call{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions"}, Attempts: 1, Err: context.Canceled},
-			"create subscription (POST /v1/subscriptions): no answer from the service: context canceled\n\n" +
-				"Terraform asked the provider to stop (an interrupt) before this request was sent, so the service did nothing. " +
-				"Requests already sent were seen through and recorded in state; applying again does the rest."},
+		{"not sent: the service's Retry-After passes the deadline", &client.RequestError{Call: client.Call{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions"}, Attempts: 1, NotSent: true,
+			Err: &client.RateLimitWaitError{RetryAfter: 90 * time.Second, Closed: 89500 * time.Millisecond, Waited: 20 * time.Second, Left: 400 * time.Millisecond}},
+			"Not sent: create subscription (POST /v1/subscriptions) was never sent, so the service did nothing. It waited for the account's request quota until its deadline: " +
+				"the service answered 429 and asked to wait 1m30s (Retry-After), which keeps every request back for 1m30s more; its deadline was 400ms away, too soon (it had waited 20s)." + rateLimitAdvice},
+		{"not sent: behind its own ceiling", &client.RequestError{Call: client.Call{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions"}, Attempts: 1, NotSent: true,
+			Err: &client.RateLimitWaitError{Ahead: 7, Rate: 0.3, Ceiling: true, Waited: 30 * time.Second}},
+			"Not sent: create subscription (POST /v1/subscriptions) was never sent, so the service did nothing. It waited for the account's request quota until its deadline: " +
+				"7 of this client's own requests were still ahead of it in its queue, spaced at 0.3 per second (the configured ceiling); its deadline came after it had waited 30s. " +
+				"The ceiling is this provider's max_requests_per_second." + rateLimitAdvice},
+		{"not sent: asked to stop", &client.RequestError{Call: client.Call{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions"}, Attempts: 1, Err: client.ErrStopped, NotSent: true},
+			"Not sent: create subscription (POST /v1/subscriptions) was never sent, so the service did nothing. Terraform asked the provider to stop (an interrupt) first. " +
+				"Creates already sent were seen through and recorded in state; applying again does the rest."},
+		{"not sent: cancelled", &client.RequestError{Call: client.Call{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions"}, Attempts: 1, Err: context.Canceled, NotSent: true},
+			"Not sent: create subscription (POST /v1/subscriptions) was never sent, so the service did nothing. Terraform asked the provider to stop (an interrupt) first. " +
+				"Creates already sent were seen through and recorded in state; applying again does the rest."},
+		{"a read abandoned in flight", &client.RequestError{Call: client.Call{Operation: "list eSIMs", Method: "GET", Path: "/v1/esims"}, Attempts: 1, Err: context.Canceled},
+			"Terraform asked the provider to stop (an interrupt) while list eSIMs (GET /v1/esims) waited for its answer: the read was abandoned, which changes nothing at the service."},
 		{"no such path", &client.NoSuchPathError{Call: client.Call{Operation: "read plan p", Method: "GET", Path: "/v1/plans/p"}, URL: "https://api.example.com/v1/v1/plans/p"},
 			"The service at https://api.example.com/v1/v1/plans/p has no such path (HTTP 404) to read plan p: check base_url. It must be the service's root, " +
 				"such as https://api.example.com, without /v1: every path the provider requests begins with /v1. Nothing is missing at the service."},
