@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/process"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
 )
 
@@ -34,7 +35,7 @@ func main() {
 	// The provider with its measured speed-ups (internal/provider/fastpath).
 	// provider.NewProtocol6(version) in its place serves it without them:
 	// the same behaviour, every test passing, slower.
-	server := fastpath.NewProtocol6(version)
+	server := fastpath.NewProtocol6(version, provider.StopWhen(process.Interrupted()))
 	err := tf6server.Serve("registry.terraform.io/mobileplan/mobileplan", server, opts...)
 	stop()
 	if err != nil {

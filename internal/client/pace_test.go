@@ -8,6 +8,8 @@ package client
 // counts below are exact on every run, however loaded the machine.
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -19,6 +21,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 	"golang.org/x/time/rate"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
@@ -610,6 +613,44 @@ func TestPaceWaitErrorCountsTheQueueAhead(t *testing.T) {
 		// (its own turn); the fourth is still behind it.
 		if len(sent) != 2 || !slices.Equal(ahead, []int{0, 0}) && !slices.Equal(ahead, []int{0, 1}) {
 			t.Errorf("%d sent, the others with %v ahead; want 2 sent", len(sent), ahead)
+		}
+	})
+}
+
+// A request that waits long for the service's quota says so in the log at
+// info level while it waits, with the wait's cause and figures, so that a
+// run that seems to hang says why without TF_LOG=debug; and says so again
+// every longWait, not at every wait.
+func TestPaceLongWaitsAreLoggedAtInfoLevel(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		emu, c := startInProcess(t, emulator.Options{}, nil)
+		emu.SetFaults(emulator.Faults{RetryAfterSeconds: 3, Rules: []emulator.FaultRule{{Method: "GET", PathPrefix: "/v1/plans", Action: "status", Status: 429}}})
+		var buf bytes.Buffer
+		ctx, cancel := context.WithTimeout(tflogtest.RootLogger(context.Background(), &buf), 35*time.Second)
+		defer cancel()
+		if _, err := c.GetPlan(ctx, "plan_001"); err == nil {
+			t.Fatal("GetPlan succeeded against a service that refuses everything")
+		}
+		entries, err := tflogtest.MultilineJSONDecode(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var infos []map[string]any
+		for _, e := range entries {
+			if e["@level"] == "info" {
+				infos = append(infos, e)
+			}
+		}
+		// Held from 0 s on, 3 s at a time: past 10 s at the wait that
+		// starts at 12 s, and again at 24 s.
+		if len(infos) != 2 {
+			t.Fatalf("%d info entries, want 2 (after 10 s of waiting, and 10 s later): %v", len(infos), infos)
+		}
+		for _, e := range infos {
+			if !strings.Contains(e["@message"].(string), "the service's Retry-After") || e["retry_after_ms"] != float64(3000) {
+				t.Errorf("info entry %v does not name the service's Retry-After of 3 s as the cause", e)
+			}
 		}
 	})
 }

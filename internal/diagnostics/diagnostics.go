@@ -52,8 +52,11 @@ func Detail(err error) string {
 	case (errors.Is(err, client.ErrStopped) || errors.Is(err, context.Canceled)) && errors.As(err, &reqErr) && !reqErr.NotSent && !errors.As(err, &uncertain):
 		return fmt.Sprintf("Terraform asked the provider to stop (an interrupt) while %s waited for its answer: the read was abandoned, which changes nothing at the service.", reqErr.Call)
 	case (errors.Is(err, client.ErrStopped) || errors.Is(err, context.Canceled)) && !errors.As(err, &uncertain):
-		return notSent(err) + " Terraform asked the provider to stop (an interrupt) first. " +
-			"Creates already sent were seen through and recorded in state; applying again does the rest."
+		detail := notSent(err) + " Terraform asked the provider to stop (an interrupt) first."
+		if !errors.As(err, &reqErr) || reqErr.Method == http.MethodPost {
+			detail += " Creates already sent were seen through and recorded in state; applying again does the rest."
+		}
+		return detail
 	case errors.As(err, &noPath):
 		return fmt.Sprintf("The service at %s has no such path (HTTP 404) to %s: check base_url. It must be the service's root, "+
 			"such as https://api.example.com, without /v1: every path the provider requests begins with /v1. Nothing is missing at the service.", noPath.URL, noPath.Operation)

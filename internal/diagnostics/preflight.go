@@ -1,8 +1,12 @@
 package diagnostics
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -138,15 +142,55 @@ func ordinal(n int) string {
 	return fmt.Sprintf("%d%s", n, suffix)
 }
 
-// ReadFailed: a read the preflight needs failed, so the check could not run.
-func ReadFailed(what string, err error) Finding {
-	next := "So the plan-time check of this create could not run; try again."
+// PreflightReadFailed is the diagnostic of a read the preflight needed
+// that failed, attached to attr: the check of this create could not run,
+// which is not a finding. A read given up for the service's rate limit,
+// the check's own time bound, or an interrupt is a warning whatever the
+// preflight setting, since the plan itself is sound; any other failure
+// (a refused token, an unreachable service, a wrong base_url) would fail
+// the apply too, and is an error unless preflight = "warn".
+func PreflightReadFailed(what string, err error, attr path.Path, warn bool) diag.Diagnostic {
 	var noPath *client.NoSuchPathError
-	if errors.As(err, &noPath) {
-		next = "So the plan-time check of this create could not run, and no create can succeed until base_url is corrected."
+	var waitErr *client.RateLimitWaitError
+	var apiErr *client.APIError
+	var reqErr *client.RequestError
+	summary := "Preflight could not read " + what
+	switch {
+	case errors.Is(err, client.ErrStopped) || errors.Is(err, context.Canceled):
+		return diag.NewAttributeWarningDiagnostic(attr, "Preflight stopped: Terraform was interrupted",
+			"The plan-time check of this create did not run: "+Detail(err))
+	case errors.As(err, &waitErr) || (errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusTooManyRequests):
+		return diag.NewAttributeWarningDiagnostic(attr, "Preflight skipped: the service's rate limit",
+			Detail(err)+"\n\nSo the plan-time check of this create did not run, and the plan goes on without it. "+
+				fmt.Sprintf("The check's reads wait for the account's quota for at most %s, or the create's timeouts.create when that is shorter; ", preflightBoundText)+
+				"the apply meets the same limit and waits it out.")
+	case errors.Is(err, context.DeadlineExceeded) && !(errors.As(err, &reqErr) && reqErr.Timeout > 0):
+		return diag.NewAttributeWarningDiagnostic(attr, "Preflight skipped: its reads ran out of time",
+			Detail(err)+"\n\nSo the plan-time check of this create did not run, and the plan goes on without it. "+
+				fmt.Sprintf("The check's reads may take at most %s, or the create's timeouts.create when that is shorter.", preflightBoundText))
 	}
-	return Finding{Summary: "Preflight could not read " + what, Detail: Detail(err) + "\n\n" + next}
+	next := "So the plan-time check of this create could not run."
+	switch {
+	case errors.As(err, &noPath):
+		next = "So the plan-time check of this create could not run, and no create can succeed until base_url is corrected."
+	case errors.As(err, &apiErr) && apiErr.StatusCode >= 500, errors.As(err, &reqErr):
+		next += " Try again once the service answers."
+	}
+	detail := Detail(err) + "\n\n" + next
+	if warn {
+		return diag.NewAttributeWarningDiagnostic(attr, summary, detail+` preflight = "warn" lets the plan go on without it.`)
+	}
+	return diag.NewAttributeErrorDiagnostic(attr, summary, detail)
 }
+
+// PreflightReadBound is how long the preflight's reads for one create may
+// take, waiting for the service's rate limit included, unless the
+// create's own timeouts.create is shorter. The check is advice: a plan
+// should not wait ten minutes (a request's default bound) on a service
+// that refuses everything, when the apply would meet the same limit.
+const PreflightReadBound = time.Minute
+
+var preflightBoundText = strings.TrimSuffix(PreflightReadBound.String(), "0s")
 
 // UnknownPlanSkipped is the warning for a create whose plan_id is known only
 // after apply: nothing can be checked for it at plan time.

@@ -54,7 +54,7 @@ func (d *esimsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 }
 
 func (d *esimsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	defer warnIfRateLimited(d.client, &resp.Diagnostics)
+	defer d.run.operation()(&resp.Diagnostics)
 	var cfg esimsDataSourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {

@@ -3,16 +3,20 @@
 package provider
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
-
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // Ctrl-C in a terminal, or a CI runner cancelling a job, interrupts the
@@ -109,4 +113,117 @@ func stateResources(t *testing.T, tf *acctest.CLI) []string {
 		addrs = append(addrs, r.Address)
 	}
 	return addrs
+}
+
+// Ctrl-C while `terraform apply` plans ends the plan's reads. Terraform
+// sends no StopProvider then: it lets the plan run to its end before it
+// exits, and the preflight once read thirteen more pages of the eSIM list,
+// 2 s each, after the signal. The provider takes the interrupt it receives
+// with Terraform's process group as the stop: nothing is sent after it,
+// and Terraform exits once the reads in flight are answered.
+func TestCLI_interruptedPlanStopsReading(t *testing.T) {
+	t.Parallel()
+	acctest.SkipUnlessAcceptance(t)
+	const latency = 2 * time.Second
+	ds := emulator.DefaultDataset(3, 400)
+	emu, err := emulator.New(emulator.Options{Token: emulatortest.Token, Dataset: &ds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emu.Close)
+	var mu sync.Mutex
+	var arrivals []time.Time
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		arrivals = append(arrivals, time.Now())
+		mu.Unlock()
+		emu.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	srv := &emulatortest.Server{Emulator: emu, URL: ts.URL, Token: emulatortest.Token}
+	srv.SetFaults(emulator.Faults{LatencyMs: int(latency / time.Millisecond)})
+
+	tf := newTerraformCLI(t)
+	tf.Write("main.tf", cliProvider(srv)+fleet(200, planIDs(ds, func(p state.Plan) bool { return !p.Archived && !p.Addon })...))
+	plan := startBackground(t, tf, "apply", "-auto-approve", "-input=false")
+	deadline := time.Now().Add(time.Minute)
+	for srv.RequestCounts()["GET /v1/esims"] < 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the preflight never read the eSIM list:\n%s", plan.out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	signalled := time.Now()
+	if err := syscall.Kill(-plan.cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-plan.exited:
+	case <-time.After(time.Minute):
+		t.Fatalf("terraform still running a minute after the interrupt:\n%s", plan.out.String())
+	}
+	exitedAfter := time.Since(signalled)
+	mu.Lock()
+	var late []time.Duration
+	for _, at := range arrivals {
+		// Terraform takes a moment to ask the provider to stop.
+		if after := at.Sub(signalled); after > 250*time.Millisecond {
+			late = append(late, after.Round(time.Millisecond))
+		}
+	}
+	mu.Unlock()
+	t.Logf("terraform exited %v after the interrupt; %d requests in all, %d reached the service later than 250 ms after it", exitedAfter.Round(time.Millisecond), len(arrivals), len(late))
+	if len(late) > 0 {
+		t.Errorf("%d requests reached the service after the interrupt, at %v:\n%s", len(late), late, plan.out.String())
+	}
+	t.Log(plan.out.String())
+	// The reads in flight are answered within the latency; then the plan ends.
+	if limit := latency + 2*time.Second; exitedAfter > limit {
+		t.Errorf("terraform exited %v after the interrupt, want at most %v:\n%s", exitedAfter, limit, plan.out.String())
+	}
+}
+
+// A plan against a service whose rate limit refuses everything ends within
+// the preflight's bound, here the create's timeouts.create, with a warning
+// that the check could not run, not a failed plan: the preflight is advice,
+// and it once waited ten minutes (a request's own bound) saying nothing.
+func TestCLI_planUnderAQuotaIsBoundedAndSaysSo(t *testing.T) {
+	t.Parallel()
+	acctest.SkipUnlessAcceptance(t)
+	srv := startEmulator(t)
+	srv.SetFaults(emulator.Faults{RetryAfterSeconds: 1, Rules: []emulator.FaultRule{{PathPrefix: "/v1/", Action: "status", Status: 429}}})
+	tf := newTerraformCLI(t)
+	tf.Write("main.tf", cliProvider(srv)+`
+resource "mobileplan_subscription" "phone" {
+  count   = 3
+  plan_id = "plan_001"
+  timeouts {
+    create = "5s"
+  }
+}
+`)
+	started := time.Now()
+	plan := startBackground(t, tf, "plan", "-input=false")
+	select {
+	case <-plan.exited:
+	case <-time.After(40 * time.Second):
+		t.Fatalf("the plan was still waiting for the quota after 40 s, its bound 5 s:\n%s", plan.out.String())
+	}
+	took := time.Since(started)
+	out := unwrap(plan.out.String())
+	t.Logf("the plan took %v; %d requests answered 429", took.Round(time.Millisecond), srv.Stats().RateLimited)
+	if code := plan.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("terraform plan exited %d, want 0: a rate limit is no reason to fail a plan:\n%s", code, out)
+	}
+	for _, want := range []string{"Warning: Preflight skipped: the service's rate limit", "the plan goes on without it", "Plan: 3 to add"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the plan does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `preflight = "warn"`) {
+		t.Errorf("the preflight hint is for findings, not for a check that did not run:\n%s", out)
+	}
+	if limit := 5*time.Second + 10*time.Second; took > limit {
+		t.Errorf("the plan took %v, want at most %v: the bound and Terraform's own start", took, limit)
+	}
 }

@@ -39,7 +39,7 @@ func (d *lookupDataSource[T, M]) Schema(_ context.Context, _ datasource.SchemaRe
 }
 
 func (d *lookupDataSource[T, M]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	defer warnIfRateLimited(d.client, &resp.Diagnostics)
+	defer d.run.operation()(&resp.Diagnostics)
 	var key types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(d.keyAttr), &key)...)
 	if resp.Diagnostics.HasError() {

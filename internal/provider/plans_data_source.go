@@ -49,7 +49,7 @@ func (d *plansDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 }
 
 func (d *plansDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	defer warnIfRateLimited(d.client, &resp.Diagnostics)
+	defer d.run.operation()(&resp.Diagnostics)
 	var cfg plansDataSourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {

@@ -5,7 +5,9 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -64,6 +66,17 @@ func newPreflight(c *client.Client, mode string) *preflight {
 		inventory: inventory{pages: c.EsimPages(), freeByLabel: map[string]int{}}}
 }
 
+// preflightBound is how long one create's checks may read: the
+// preflight's own bound, or the create's timeouts.create when that is
+// shorter.
+func preflightBound(ctx context.Context, limits timeouts.Value) (time.Duration, diag.Diagnostics) {
+	if limits.IsNull() || limits.IsUnknown() {
+		return diagnostics.PreflightReadBound, nil
+	}
+	create, diags := limits.Create(ctx, diagnostics.PreflightReadBound)
+	return min(create, diagnostics.PreflightReadBound), diags
+}
+
 // planLookup is the one read of a plan id in this run.
 type planLookup struct {
 	once sync.Once
@@ -93,11 +106,17 @@ func (p *preflight) checkCreate(ctx context.Context, config tfsdk.Config, diags 
 	}
 	var planID types.String
 	var inline types.Object
+	var limits timeouts.Value
 	diags.Append(config.GetAttribute(ctx, path.Root("plan_id"), &planID)...)
 	diags.Append(config.GetAttribute(ctx, path.Root("plan"), &inline)...)
+	diags.Append(config.GetAttribute(ctx, path.Root("timeouts"), &limits)...)
 	if diags.HasError() {
 		return
 	}
+	bound, timeoutDiags := preflightBound(ctx, limits)
+	diags.Append(timeoutDiags...)
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
 	switch {
 	case planID.IsUnknown():
 		if !p.warn {
@@ -138,7 +157,7 @@ func (p *preflight) subscribablePlan(ctx context.Context, id string, at path.Pat
 		return nil, false
 	case lookup.err != nil:
 		if readHere {
-			diags.Append(diagnostics.ReadFailed("plan "+id, lookup.err).Diagnostic(at, p.warn))
+			diags.Append(diagnostics.PreflightReadFailed("plan "+id, lookup.err, at, p.warn))
 		}
 		return nil, false
 	case !lookup.plan.Subscribable():
@@ -195,7 +214,7 @@ func (p *preflight) reserve(ctx context.Context, label *string, at path.Path, di
 	}
 	if err := p.readUntilCovered(ctx, label); err != nil {
 		p.mu.Unlock()
-		diags.Append(diagnostics.ReadFailed("the eSIM inventory", err).Diagnostic(at, p.warn))
+		diags.Append(diagnostics.PreflightReadFailed("the eSIM inventory", err, at, p.warn))
 		return
 	}
 	inv := &p.inventory

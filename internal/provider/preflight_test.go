@@ -532,8 +532,8 @@ provider "mobileplan" {
 		reads map[string]int
 	}{
 		"/v1/esims": {errorPattern("Error: Preflight could not read the eSIM inventory", `plan_id = "plan_europe"`,
-			"The service answered HTTP 503 Service Unavailable to GET /v1/esims", "So the plan-time check of this create could not run; try again.",
-			`preflight = "warn"`), map[string]int{routePlan: 1, routeEsims: 1}},
+			"The service answered HTTP 503 Service Unavailable to GET /v1/esims", "So the plan-time check of this create could not run. Try again once the service answers."),
+			map[string]int{routePlan: 1, routeEsims: 1}},
 		"/v1/plans/": {errorPattern("Error: Preflight could not read plan plan_europe", `plan_id = "plan_europe"`,
 			"The service answered HTTP 503 Service Unavailable to GET /v1/plans/plan_europe"), map[string]int{routePlan: 1}},
 	} {

@@ -16,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -52,6 +51,8 @@ type mobileplanProvider struct {
 	// configured is what the last Configure handed to the resources, for
 	// PlanCreate (seam.go); nil until then.
 	configured atomic.Pointer[providerData]
+	// stop is StopProvider's, which FrameworkServer serves.
+	stop stopSignal
 }
 
 // New returns a constructor of the provider, as providerserver wants it.
@@ -66,13 +67,23 @@ func New(version string, opts ...Option) func() provider.Provider {
 	if o.states == nil {
 		o.states = frameworkStates{}
 	}
-	return func() provider.Provider { return &mobileplanProvider{version: version, options: o} }
+	return func() provider.Provider {
+		p := &mobileplanProvider{version: version, options: o}
+		if o.stop != nil {
+			go func() {
+				<-o.stop
+				p.stop.stop()
+			}()
+		}
+		return p
+	}
 }
 
 // NewProtocol6 returns the provider's protocol 6 server, as tf6server.Serve
 // takes it.
 func NewProtocol6(version string, opts ...Option) func() tfprotov6.ProviderServer {
-	return providerserver.NewProtocol6(New(version, opts...)())
+	newProvider := New(version, opts...)
+	return func() tfprotov6.ProviderServer { return FrameworkServer(newProvider()) }
 }
 
 func (p *mobileplanProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -18,6 +19,7 @@ import (
 // which callers tolerate because no request is made then.
 type providerData struct {
 	client        *client.Client
+	run           *operations
 	preflight     *preflight
 	subscriptions subscriptionReader
 	states        StateCodec
@@ -38,22 +40,47 @@ func providerDataFrom(data any, diags *diag.Diagnostics) providerData {
 	return *d
 }
 
-// baseDataSource is embedded by every data source: the client, and the
-// Configure that takes it from the provider.
-type baseDataSource struct{ client *client.Client }
-
-func (d *baseDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = providerDataFrom(req.ProviderData, &resp.Diagnostics).client
+// baseDataSource is embedded by every data source: the client, the run's
+// operations, and the Configure that takes them from the provider.
+type baseDataSource struct {
+	client *client.Client
+	run    *operations
 }
 
-// warnIfRateLimited adds the warning that the service's rate limit slowed
-// this run, once it has noticeably: every operation that ends after that
-// says so, and Terraform folds the identical summaries into one.
-func warnIfRateLimited(c *client.Client, diags *diag.Diagnostics) {
-	if c == nil {
-		return
+func (d *baseDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	data := providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.client, d.run = data.client, data.run
+}
+
+// operations are those of one configured provider, which Terraform runs
+// in a process of its own for each graph walk (a plan, an apply): the
+// run the rate-limit warning reports on.
+//
+// Terraform shows one warning of those with the same summary, whichever
+// it picks, so a warning that every operation gave with the figures of
+// its own moment showed some early operation's. Only an operation that
+// ends with no other in flight gives it, with the totals of every
+// operation so far: in a run, the last one.
+type operations struct {
+	client   *client.Client
+	inFlight atomic.Int64
+}
+
+// operation marks an operation that may send requests as under way. The
+// function it returns ends it, adding the rate-limit warning to diags when
+// no other operation is in flight and the limit slowed the run noticeably.
+// A nil *operations (an unconfigured provider) does nothing.
+func (o *operations) operation() (end func(diags *diag.Diagnostics)) {
+	if o == nil {
+		return func(*diag.Diagnostics) {}
 	}
-	if s := c.RateLimitSlowdown(); s.Held >= diagnostics.NoticeableSlowdown {
-		diags.Append(diagnostics.RateLimitSlowed(s))
+	o.inFlight.Add(1)
+	return func(diags *diag.Diagnostics) {
+		if o.inFlight.Add(-1) != 0 {
+			return
+		}
+		if s := o.client.RateLimitSlowdown(); s.Held >= diagnostics.NoticeableSlowdown {
+			diags.Append(diagnostics.RateLimitSlowed(s))
+		}
 	}
 }

@@ -1,8 +1,13 @@
 package provider
 
 import (
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // A run the service's rate limit slowed says so without TF_LOG, in one
@@ -39,6 +44,74 @@ resource "mobileplan_subscription" "fleet" {
 			if perSecond > 0 && warned > 2 {
 				// one per provider process (plan, apply) at most, the rest folded
 				t.Errorf("the warning was shown %d times, want it folded:\n%s", warned, out)
+			}
+		})
+	}
+}
+
+// The warning reports the run: the totals of every operation of the
+// provider process, not those of whichever operation Terraform shows (it
+// shows one of the warnings that share a summary). With the preflight off,
+// the plan's process sends nothing, so the apply's process met every 429
+// the service answered; and the warning says nothing failed only when
+// nothing did.
+func TestCLI_rateLimitWarningReportsTheRun(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		perSecond   float64
+		creates     int
+		timeout     string // timeouts.create; "" leaves it out
+		wantFailure bool
+	}{
+		"every create waited out":          {perSecond: 2, creates: 16},
+		"creates gave up at their timeout": {perSecond: 1, creates: 24, timeout: "4s", wantFailure: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := startRateLimited(t, tc.perSecond, 40)
+			timeouts := ""
+			if tc.timeout != "" {
+				timeouts = fmt.Sprintf("  timeouts {\n    create = %q\n  }\n", tc.timeout)
+			}
+			tf := newTerraformCLI(t)
+			tf.Write("main.tf", acctest.ProviderBlock(srv, "  preflight = \"off\"\n")+fmt.Sprintf(`
+resource "mobileplan_subscription" "fleet" {
+  count = %d
+  plan = {
+    coverage_id = "cov-eu"
+    data_mbs    = 1024
+    period_days = 30
+  }
+%s}
+`, tc.creates, timeouts))
+			out, code := tf.Run(nil, "apply", "-auto-approve", "-input=false")
+			out = unwrap(out)
+			refusedByService := srv.Stats().RateLimited
+			t.Logf("exit %d; the service answered 429 to %d requests", code, refusedByService)
+			if (code != 0) != tc.wantFailure {
+				t.Fatalf("terraform apply exited %d:\n%s", code, out)
+			}
+			if n := strings.Count(out, "Warning: The service's rate limit slowed this run"); n != 1 {
+				t.Fatalf("the warning was shown %d times, want once:\n%s", n, out)
+			}
+			m := regexp.MustCompile(`The service refused (\d+) requests? with HTTP 429`).FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("the warning gives no count of refused requests:\n%s", out)
+			}
+			if refused, _ := strconv.Atoi(m[1]); refused != refusedByService {
+				t.Errorf("the warning says the service refused %d requests; it refused %d, all of them to this process:\n%s", refused, refusedByService, out)
+			}
+			saysNothingFailed := strings.Contains(out, "nothing failed because of it")
+			failed := strings.Contains(out, "Error: Could not create subscription")
+			switch {
+			case failed && saysNothingFailed:
+				t.Errorf("the warning says nothing failed because of it, above creates that failed:\n%s", out)
+			case failed && !strings.Contains(out, "could not wait long enough before"):
+				t.Errorf("creates failed and the warning does not say so:\n%s", out)
+			case !failed && !saysNothingFailed:
+				t.Errorf("nothing failed and the warning does not say so:\n%s", out)
+			case failed != tc.wantFailure:
+				t.Errorf("creates failed: %v, want %v:\n%s", failed, tc.wantFailure, out)
 			}
 		})
 	}

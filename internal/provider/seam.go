@@ -28,6 +28,7 @@ type Option func(*options)
 type options struct {
 	now    func() time.Time
 	states StateCodec
+	stop   <-chan struct{}
 }
 
 // subscriptionReader obtains a subscription by id, as the resource's Read
@@ -53,6 +54,15 @@ type StateCodec interface {
 // provider's renewal window in step.
 func WithClock(now func() time.Time) Option {
 	return func(o *options) { o.now = now }
+}
+
+// StopWhen makes the provider stop as on Terraform's StopProvider once
+// stop is closed: nothing more is sent to the service, and a create
+// already sent is seen through. main.go closes it at the process's
+// interrupt, which reaches the provider in phases where Terraform sends
+// no StopProvider (process.Interrupted).
+func StopWhen(stop <-chan struct{}) Option {
+	return func(o *options) { o.stop = stop }
 }
 
 // WithStateCodec makes codec the way mobileplan_subscription stores and
@@ -121,7 +131,7 @@ func PlanCreate(ctx context.Context, p fwprovider.Provider, config tftypes.Value
 	if data == nil {
 		return nil, false
 	}
-	planCreate(ctx, data.preflight, tfsdk.Config{Schema: subscriptionSchema(), Raw: config}, &diags)
+	planCreate(ctx, data.run, data.preflight, tfsdk.Config{Schema: subscriptionSchema(), Raw: config}, &diags)
 	return diags, true
 }
 

@@ -28,7 +28,7 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if req.State.Raw.IsNull() {
 		// A create: a new subscription, or the create half of a
 		// replacement, which Terraform plans again with no prior state.
-		planCreate(ctx, r.preflight, req.Config, &resp.Diagnostics)
+		planCreate(ctx, r.run, r.preflight, req.Config, &resp.Diagnostics)
 		return
 	}
 	if req.Plan.Raw.IsNull() {
@@ -78,7 +78,8 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 // plan. ready_for_renewal stays unknown: set here, the plan of a renewal
 // would show it unchanged (false in state, false in the new
 // subscription's plan) and hide which attribute forces the replacement.
-func planCreate(ctx context.Context, p *preflight, config tfsdk.Config, diags *diag.Diagnostics) {
+func planCreate(ctx context.Context, run *operations, p *preflight, config tfsdk.Config, diags *diag.Diagnostics) {
+	defer run.operation()(diags)
 	p.checkCreate(ctx, config, diags)
 }
 

@@ -42,6 +42,7 @@ func newSubscriptionResource() resource.Resource { return &subscriptionResource{
 
 type subscriptionResource struct {
 	client        *client.Client
+	run           *operations
 	preflight     *preflight
 	subscriptions subscriptionReader
 	states        StateCodec
@@ -213,11 +214,11 @@ func (r *subscriptionResource) ConfigValidators(context.Context) []resource.Conf
 
 func (r *subscriptionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	data := providerDataFrom(req.ProviderData, &resp.Diagnostics)
-	r.client, r.preflight, r.subscriptions, r.states, r.now = data.client, data.preflight, data.subscriptions, data.states, data.now
+	r.client, r.run, r.preflight, r.subscriptions, r.states, r.now = data.client, data.run, data.preflight, data.subscriptions, data.states, data.now
 }
 
 func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer warnIfRateLimited(r.client, &resp.Diagnostics)
+	defer r.run.operation()(&resp.Diagnostics)
 	// The plan is a value of the state's schema, unknowns included: the
 	// codec reads it as it reads a state.
 	var plan subscriptionResourceModel
@@ -267,7 +268,7 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 }
 
 func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer warnIfRateLimited(r.client, &resp.Diagnostics)
+	defer r.run.operation()(&resp.Diagnostics)
 	var state subscriptionResourceModel
 	resp.Diagnostics.Append(r.states.Get(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {

@@ -53,7 +53,7 @@ func (d *subscriptionsDataSource) Schema(_ context.Context, _ datasource.SchemaR
 }
 
 func (d *subscriptionsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	defer warnIfRateLimited(d.client, &resp.Diagnostics)
+	defer d.run.operation()(&resp.Diagnostics)
 	var cfg subscriptionsDataSourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {

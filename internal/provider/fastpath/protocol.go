@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/vmihailenco/msgpack/v5"
@@ -25,7 +24,7 @@ func Protocol(p func() fwprovider.Provider) func() tfprotov6.ProviderServer {
 		// the configuration this server's Terraform gave, as the
 		// framework's server keeps its own.
 		prov := p()
-		s := providerserver.NewProtocol6(prov)()
+		s := provider.FrameworkServer(prov)
 		full, ok := s.(frameworkServer)
 		if !ok {
 			// A framework whose server lacks an optional service: wrapping
