@@ -31,7 +31,7 @@ resource "mobileplan_subscription" "test" {
   }
 }
 `),
-			ExpectError: regexp.MustCompile(`(?s)HTTP 429.*asked to\s+wait\s+10m0s\s+more.*timeouts\.create.*applying again is\s+safe`),
+			ExpectError: regexp.MustCompile(`(?s)HTTP 429.*asked to\s+wait\s+10m0s\s+\(Retry-After\),\s+longer\s+than\s+this\s+request\s+had\s+left.*timeouts\.create.*applying again is\s+safe`),
 		}},
 	})
 	if n, subs := srv.RequestCounts()["POST /v1/subscriptions"], srv.Stats().Subscriptions; n != 1 || subs != 0 {
