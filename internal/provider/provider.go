@@ -52,6 +52,10 @@ type mobileplanProvider struct {
 	// configured is what the last Configure handed to the resources, for
 	// PlanCreate (seam.go); nil until then.
 	configured atomic.Pointer[providerData]
+	// deferred is set when Configure deferred: the framework then defers
+	// every plan and read, and a speed-up in front of it must too
+	// (ConfigureDeferred, seam.go).
+	deferred atomic.Bool
 }
 
 // New returns a constructor of the provider, as providerserver wants it.
