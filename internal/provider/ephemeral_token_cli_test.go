@@ -73,20 +73,25 @@ func TestCLI_ephemeralTokenNeverInSavedPlanOrState(t *testing.T) {
 		config string
 		// given is how the token is given to plan and apply.
 		given func(token string) (env, args []string)
+		// refused is what the apply of the saved plan without the token says.
+		refused string
 		// leaks: the control, whose plan file must hold the token.
 		leaks bool
 	}{
 		"ephemeral variable": {
-			config: ephemeralTokenConfig,
-			given:  func(token string) ([]string, []string) { return nil, []string{"-var", "mobileplan_token=" + token} },
+			config:  ephemeralTokenConfig,
+			given:   func(token string) ([]string, []string) { return nil, []string{"-var", "mobileplan_token=" + token} },
+			refused: "Error: No value for required variable",
 		},
 		"ephemeral variable from TF_VAR": {
-			config: ephemeralTokenConfig,
-			given:  func(token string) ([]string, []string) { return []string{"TF_VAR_mobileplan_token=" + token}, nil },
+			config:  ephemeralTokenConfig,
+			given:   func(token string) ([]string, []string) { return []string{"TF_VAR_mobileplan_token=" + token}, nil },
+			refused: "Error: No value for required variable",
 		},
 		"environment variable": {
-			config: environmentTokenConfig,
-			given:  func(token string) ([]string, []string) { return []string{EnvAPIToken + "=" + token}, nil },
+			config:  environmentTokenConfig,
+			given:   func(token string) ([]string, []string) { return []string{EnvAPIToken + "=" + token}, nil },
+			refused: "Error: Missing api_token",
 		},
 		"sensitive variable, the control": {
 			config: sensitiveTokenConfig,
@@ -135,8 +140,8 @@ func TestCLI_ephemeralTokenNeverInSavedPlanOrState(t *testing.T) {
 			// Applying the saved plan without the token.
 			if !route.leaks {
 				out, code = tf.Run(nil, "apply", "-input=false", "tfplan")
-				if code == 0 {
-					t.Fatalf("apply of the saved plan without the token succeeded:\n%s", out)
+				if code == 0 || !strings.Contains(out, route.refused) {
+					t.Fatalf("apply of the saved plan without the token exited %d, want %q:\n%s", code, route.refused, out)
 				}
 				t.Logf("%s: apply of the saved plan without the token exited %d:\n%s", cli, code, out)
 				if n := srv.Stats().Subscriptions; n != 1 {

@@ -127,3 +127,60 @@ func TestRelease_emulatorLeavesTheRegistriesFilesAlone(t *testing.T) {
 		t.Errorf("the emulator's files go to %+v (mode %q), the provider's to %+v", emulator.Release.GitHub, emulator.Release.Mode, provider.Release.GitHub)
 	}
 }
+
+// Every Go module of the repository, and the workflows' actions, are kept
+// current by dependabot: a go.mod added anywhere without an entry in
+// .github/dependabot.yml fails here.
+func TestDependabot_everyGoModuleAndTheActions(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("..", "..")
+	b, err := os.ReadFile(filepath.Join(root, ".github", "dependabot.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var config struct {
+		Updates []struct {
+			Ecosystem string `yaml:"package-ecosystem"`
+			Directory string `yaml:"directory"`
+		} `yaml:"updates"`
+	}
+	if err := yaml.Unmarshal(b, &config); err != nil {
+		t.Fatal(err)
+	}
+	kept := map[string]bool{}
+	for _, u := range config.Updates {
+		kept[u.Ecosystem+" "+u.Directory] = true
+	}
+	var modules []string
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "bin" || strings.HasPrefix(d.Name(), "dist") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == "go.mod" {
+			rel, err := filepath.Rel(root, filepath.Dir(path))
+			if err != nil {
+				return err
+			}
+			modules = append(modules, "/"+strings.TrimPrefix(filepath.ToSlash(rel), "."))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(modules) < 3 {
+		t.Fatalf("found the go.mod files %v only: the walk misses some", modules)
+	}
+	for _, dir := range append(modules, "github-actions /") {
+		want := dir
+		if !strings.HasPrefix(dir, "github-actions") {
+			want = "gomod " + dir
+		}
+		if !kept[want] {
+			t.Errorf(".github/dependabot.yml keeps no %q current", want)
+		}
+	}
+}
