@@ -49,13 +49,13 @@ var (
 type mobileplanProvider struct {
 	version string
 	options
-	// configured is what the last Configure handed to the resources, for
-	// PlanCreate (seam.go); nil until then.
-	configured atomic.Pointer[providerData]
 	// deferred is set when Configure deferred: the framework then defers
 	// every plan and read, and a speed-up in front of it must too
 	// (ConfigureDeferred, seam.go).
 	deferred atomic.Bool
+	// configured is what the last Configure handed to the resources, for
+	// PlanCreate (seam.go); nil until then.
+	configured atomic.Pointer[providerData]
 }
 
 // New returns a constructor of the provider, as providerserver wants it.
