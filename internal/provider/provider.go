@@ -48,6 +48,10 @@ var (
 type mobileplanProvider struct {
 	version string
 	options
+	// deferred is set when Configure deferred: the framework then defers
+	// every plan and read, and a speed-up in front of it must too
+	// (ConfigureDeferred, seam.go).
+	deferred atomic.Bool
 	// configured is what the last Configure handed to the resources, for
 	// PlanCreate (seam.go); nil until then.
 	configured atomic.Pointer[providerData]
@@ -101,7 +105,7 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				Validators:          []validator.String{validBaseURL},
 			},
 			"api_token": schema.StringAttribute{
-				MarkdownDescription: "Access token of the account, sent as a bearer token. May also be set with the `" + EnvAPIToken + "` environment variable, which keeps it out of the configuration; a value in the provider block takes precedence, and an empty string counts as unset.",
+				MarkdownDescription: "Access token of the account, sent as a bearer token. May also be set with the `" + EnvAPIToken + "` environment variable, which keeps it out of the configuration; a value in the provider block takes precedence, and an empty string counts as unset. From an ephemeral variable, it stays out of saved plans and state ([Authentication](#authentication)).",
 				Optional:            true,
 				Sensitive:           true,
 			},

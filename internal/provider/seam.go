@@ -137,3 +137,12 @@ func PlanCreate(ctx context.Context, p fwprovider.Provider, config tftypes.Value
 
 // subscriptionSchema is mobileplan_subscription's schema, made once.
 var subscriptionSchema = sync.OnceValue(subscriptionResourceSchema)
+
+// ConfigureDeferred reports whether p's Configure deferred, as it does when
+// Terraform allows deferral and a connection setting is unknown: then the
+// framework answers every plan and read deferred, and a speed-up in front
+// of it must leave them to the framework.
+func ConfigureDeferred(p fwprovider.Provider) bool {
+	mp, isOurs := p.(*mobileplanProvider)
+	return isOurs && mp.deferred.Load()
+}

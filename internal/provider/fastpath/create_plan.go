@@ -29,7 +29,8 @@ import (
 //     prior state;
 //   - ModifyPlan runs the preflight and changes nothing in the plan
 //     (provider.PlanCreate, which this calls for the diagnostics);
-//   - the provider never defers, and sets no private state;
+//   - the provider defers only from Configure, whose deferral sends every
+//     plan to the framework (PlanResourceChange), and sets no private state;
 //   - the planned identity is the prior one Terraform sent, or a null one.
 //
 // The rules about modifiers, defaults and deferral are the tests that

@@ -130,6 +130,11 @@ type identityInfo struct {
 }
 
 func (s *protocolServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	if provider.ConfigureDeferred(s.provider) {
+		// The framework defers every plan of a deferred provider; the
+		// fast paths below would answer some without.
+		return s.frameworkServer.PlanResourceChange(ctx, req)
+	}
 	if resp, ok := s.unchangedPlan(ctx, req); ok {
 		return resp, nil
 	}
@@ -155,7 +160,8 @@ func (s *protocolServer) PlanResourceChange(ctx context.Context, req *tfprotov6.
 //     subscription may be due for renewal: time alone makes it due, so
 //     states with early_renewal_hours and expire_at set (renewalPossible)
 //     are the framework's, as is the clock ModifyPlan compares them with;
-//   - the provider never defers, and sets no private state.
+//   - the provider defers only from Configure (PlanResourceChange then
+//     leaves every plan to the framework), and sets no private state.
 //
 // Each rule is a test (unchanged_plan_rules_test.go) that fails on a change
 // to the resource breaking it, and TestUnchangedPlan_sameAsFramework
