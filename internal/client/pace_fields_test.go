@@ -2,10 +2,7 @@ package client
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
@@ -76,87 +73,128 @@ func worstOverStaggers(t *testing.T, pipelines int, w workload) fleetFigures {
 	return worst
 }
 
-func TestPaceQuotaFieldsExplore(t *testing.T) {
-	if os.Getenv("PACE_EXPLORE") == "" {
-		t.Skip("exploration")
-	}
-	if os.Getenv("PACE_EXPLORE") == "fleet" {
-		w := workload{creates: 100, workers: 10, perSecond: 25, fields: emulator.QuotaFieldsIETF}
-		t.Logf("WORST 50×100 at 25: %v", worstOverStaggers(t, 50, w))
-		return
-	}
-	if q := os.Getenv("PACE_QUIRK"); q != "" {
-		for _, quirk := range []emulator.QuotaFieldsQuirk{emulator.QuirkNearExhaustion, emulator.QuirkDropped, emulator.QuirkMalformed, emulator.QuirkLying} {
-			for _, single := range []workload{{creates: 100, workers: 30, perSecond: 5}, {creates: 200, workers: 10, perSecond: 20}, {creates: 40, workers: 10, perSecond: 1}} {
-				single.fields, single.quirk = emulator.QuotaFieldsIETF, quirk
-				o := runCreates(t, single)
-				t.Logf("%s single %d at %v: %v; %.3fx floor", quirk, single.creates, single.perSecond, o, float64(o.elapsed)/float64(o.floor(single.perSecond)))
-			}
-			for _, tc := range []struct {
-				n int
-				w workload
-			}{{3, workload{creates: 40, workers: 10, perSecond: 5}}, {3, workload{creates: 10, workers: 10, perSecond: 1}}} {
-				tc.w.fields, tc.w.quirk = emulator.QuotaFieldsIETF, quirk
-				t.Logf("%s WORST %d×%d at %v: %v", quirk, tc.n, tc.w.creates, tc.w.perSecond, worstOverStaggers(t, tc.n, tc.w))
-			}
-		}
-		w := workload{creates: 40, workers: 10, perSecond: 5, fields: emulator.QuotaFieldsX}
-		t.Logf("x-ratelimit WORST 3×40 at 5: %v", worstOverStaggers(t, 3, w))
-		return
-	}
-	for _, fields := range []emulator.QuotaFields{emulator.QuotaFieldsIETF} {
-		for _, single := range []workload{{creates: 100, workers: 30, perSecond: 5}, {creates: 200, workers: 10, perSecond: 20}, {creates: 40, workers: 10, perSecond: 1}} {
-			single.fields = fields
-			o := runCreates(t, single)
-			t.Logf("single %d at %v: %v; %.3fx floor", single.creates, single.perSecond, o, float64(o.elapsed)/float64(o.floor(single.perSecond)))
-		}
-		for _, tc := range []struct {
-			n int
-			w workload
-		}{
-			{3, workload{creates: 40, workers: 10, perSecond: 5}},
-			{10, workload{creates: 40, workers: 10, perSecond: 5}},
-			{3, workload{creates: 10, workers: 10, perSecond: 1}},
-			{3, workload{creates: 400, workers: 10, perSecond: 5}},
-		} {
+// With the IETF fields, a process alone on the account never has to find
+// the limit by being refused: it starts at the quota's rate and spends the
+// bucket's burst, no slower than the floor by more than the bounds below,
+// just above the worst of 4 runs (1.038x, 1.080x, 1.010x; at most one
+// request refused, by a race of the first two requests at 1 a second).
+// Without the fields the same workloads are refused 4, 2 and 9 times
+// (TestPaceAdaptsToAnUnknownLimit).
+func TestPaceWithQuotaFieldsAloneIsNotRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		w          workload
+		maxOfFloor float64
+	}{
+		{workload{creates: 100, workers: 30, perSecond: 5}, 1.05},
+		{workload{creates: 200, workers: 10, perSecond: 20}, 1.09},
+		{workload{creates: 40, workers: 10, perSecond: 1}, 1.02},
+	} {
+		for _, fields := range []emulator.QuotaFields{emulator.QuotaFieldsIETF, emulator.QuotaFieldsX} {
 			tc.w.fields = fields
-			t.Logf("WORST %d×%d at %v: %v", tc.n, tc.w.creates, tc.w.perSecond, worstOverStaggers(t, tc.n, tc.w))
+			t.Run(fmt.Sprintf("%s %d at %v per second", fields, tc.w.creates, tc.w.perSecond), func(t *testing.T) {
+				t.Parallel()
+				o := runCreates(t, tc.w)
+				t.Logf("%v; %.3fx the floor", o, float64(o.elapsed)/float64(o.floor(tc.w.perSecond)))
+				if o.failed != 0 || o.limited > 1 {
+					t.Errorf("%d failed, %d answered 429; want none failed and at most 1 refused", o.failed, o.limited)
+				}
+				if of := float64(o.elapsed) / float64(o.floor(tc.w.perSecond)); of > tc.maxOfFloor {
+					t.Errorf("took %.3fx the floor, want at most %.2fx", of, tc.maxOfFloor)
+				}
+			})
 		}
 	}
 }
 
-func TestPaceQuotaFieldsTrace(t *testing.T) {
-	if os.Getenv("PACE_TRACE") == "" {
-		t.Skip("trace")
+// Pipelines sharing one token that sends the fields share it by the count
+// every one of them sees: few refusals, and shares near equal, worst of
+// the five staggers. The bounds are just above the worst of 20 runs; where
+// a row misses what users need (the slowest within 1.12x the floor and
+// 20% of the first, at most 5% refused; 10 pipelines at most 10% refused
+// and 1.2x; 3 × 400 within 1.06x and 8%), the comment says by how much.
+// The rows without the fields are TestPaceSharedTokenEveryPipelineFinishes.
+func TestPaceWithQuotaFieldsPipelinesShare(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		n          int
+		w          workload
+		maxLimited float64
+		maxOfFloor float64
+		maxSpread  float64
+	}{
+		// Worst of 20 runs: 1.6% refused, 1.109x, 16% after the first;
+		// with X-RateLimit, 1.6%, 1.114x, 19%.
+		{3, workload{creates: 40, workers: 10, perSecond: 5, fields: emulator.QuotaFieldsIETF}, 0.02, 1.12, 0.2},
+		{3, workload{creates: 40, workers: 10, perSecond: 5, fields: emulator.QuotaFieldsX}, 0.02, 1.12, 0.2},
+		// 0.2%, 1.014x, 3%.
+		{3, workload{creates: 400, workers: 10, perSecond: 5, fields: emulator.QuotaFieldsIETF}, 0.005, 1.02, 0.04},
+		// 10.9% refused, 0.9 points over what users need; 1.148x; the
+		// spread, up to 104%, has no target.
+		{10, workload{creates: 40, workers: 10, perSecond: 5, fields: emulator.QuotaFieldsIETF}, 0.115, 1.16, 1.1},
+		// A bucket of one unit says nothing before it is spent: as
+		// without the fields (62%, 1.40x), 61% refused, 1.388x.
+		{3, workload{creates: 10, workers: 10, perSecond: 1, fields: emulator.QuotaFieldsIETF}, 0.62, 1.4, 3.0},
+	} {
+		t.Run(fmt.Sprintf("%d×%d at %v per second, %s", tc.n, tc.w.creates, tc.w.perSecond, tc.w.fields), func(t *testing.T) {
+			t.Parallel()
+			f := worstOverStaggers(t, tc.n, tc.w)
+			t.Logf("worst: %v", f)
+			if f.failed != 0 {
+				t.Errorf("%d creates failed; a 429 must be waited out", f.failed)
+			}
+			if f.limitedShare > tc.maxLimited || f.slowestOfFloor > tc.maxOfFloor || f.spread > tc.maxSpread {
+				t.Errorf("worst %v; want at most %.1f%% refused, %.2fx the floor, %.0f%% after the first", f, 100*tc.maxLimited, tc.maxOfFloor, 100*tc.maxSpread)
+			}
+		})
 	}
-	n, _ := strconv.Atoi(os.Getenv("PACE_TRACE"))
-	st, _ := strconv.Atoi(os.Getenv("PACE_STAGGER"))
-	ps := runPipelines(t, startsOf(n, staggers[st]), workload{creates: 40, workers: 10, perSecond: 5, fields: emulator.QuotaFieldsIETF})
-	for i, p := range ps {
-		t.Logf("pipeline %d: %v", i, p)
-	}
-	t.Log(figuresOf(ps, 5))
 }
 
-func TestPaceQuotaFieldsTraceSingle(t *testing.T) {
-	if os.Getenv("PACE_TRACE") == "" {
-		t.Skip("trace")
+// Fields that misbehave never fail a create, and cost at most about what
+// a service without them costs (3 × 40 at 5 a second refused 8% to 10%,
+// 1.92x the floor, worst of five staggers): the pace stops believing
+// fields that say the quota is far from spent on a 429 (lying), or that
+// come and go, and ignores what it cannot read. Bounds just above the
+// worst of 20 runs.
+func TestPaceWithMisbehavingQuotaFields(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		quirk      emulator.QuotaFieldsQuirk
+		maxLimited float64
+		maxOfFloor float64
+	}{
+		// Worst of 20 runs each.
+		{emulator.QuirkLying, 0.11, 2.0},           // 10.4%, 1.965x
+		{emulator.QuirkMalformed, 0.10, 2.05},      // as without: 9.8%, 2.027x
+		{emulator.QuirkNearExhaustion, 0.18, 2.05}, // 17.2%, 2.028x
+		{emulator.QuirkDropped, 0.17, 1.6},         // 16.1%, 1.578x
+	} {
+		t.Run(string(tc.quirk), func(t *testing.T) {
+			t.Parallel()
+			f := worstOverStaggers(t, 3, workload{creates: 40, workers: 10, perSecond: 5, fields: emulator.QuotaFieldsIETF, quirk: tc.quirk})
+			t.Logf("worst: %v", f)
+			if f.failed != 0 {
+				t.Errorf("%d creates failed", f.failed)
+			}
+			if f.limitedShare > tc.maxLimited || f.slowestOfFloor > tc.maxOfFloor {
+				t.Errorf("worst %v; want at most %.1f%% refused and %.2fx the floor", f, 100*tc.maxLimited, tc.maxOfFloor)
+			}
+		})
 	}
-	synctest.Test(t, func(t *testing.T) {
-		emu, c := startInProcess(t, emulator.Options{Dataset: dataset(3, 50), RateLimit: 1, QuotaFields: emulator.QuotaFieldsIETF}, nil)
-		start := time.Now()
-		for i := range 5 {
-			_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{Plan: &InlinePlan{CoverageID: "cov-eu", DataMBs: 1024, PeriodDays: 30}})
-			t.Logf("%d at %v: %v", i, time.Since(start), err)
-		}
-		t.Log(emu.Stats().RateLimited)
-	})
 }
 
-func TestPaceQuotaFieldsTraceOne(t *testing.T) {
-	if os.Getenv("PACE_TRACE") == "" {
-		t.Skip("trace")
+// A fleet: 50 pipelines of 100 creates on one token at 25 a second, the
+// scale of many workspaces in one account (the rate-limits guide gives the
+// figures). Measured worst of five staggers: 0 failed, 10.7% refused,
+// 1.006x the floor, the last 37% after the first.
+func TestPaceWithQuotaFieldsFleet(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("a fleet of 50 pipelines")
 	}
-	o := runCreates(t, workload{creates: 200, workers: 10, perSecond: 20, fields: emulator.QuotaFieldsIETF})
-	t.Logf("%v %.3f", o, float64(o.elapsed)/float64(o.floor(20)))
+	f := figuresOf(runPipelines(t, startsOf(50, staggers[2]), workload{creates: 100, workers: 10, perSecond: 25, fields: emulator.QuotaFieldsIETF}), 25)
+	t.Logf("%v", f)
+	if f.failed != 0 || f.limitedShare > 0.12 || f.slowestOfFloor > 1.05 {
+		t.Errorf("%v; want none failed, at most 12%% refused, 1.05x the floor", f)
+	}
 }
