@@ -214,10 +214,15 @@ type pace struct {
 	queued      int           // requests waiting for their turn, the head excluded
 	inFlight    int           // requests admitted and not yet answered
 
+	// The answers other than 429, for the quota's share (RateLimitSlowdown).
+	acceptedCount               int
+	firstAccepted, lastAccepted time.Time
+
 	// With the service's quota fields (quota_fields.go, rules 10 to 13).
 	adopted       bool      // a sane reading has set the rate (rule 10)
 	fellBack      bool      // too small a bucket, refused: the pace goes by refusals
 	crowded       bool      // the count showed others spending the quota
+	othersSeen    bool      // and did so at least once in the run
 	withFields    int       // answers since the fields were first read that carried them,
 	withoutFields int       // and that did not
 	alone         bool      // a second of the count showed no one else
@@ -263,12 +268,35 @@ type RateLimitSlowdown struct {
 	// GaveUp counts the requests that were not sent, or whose last answer
 	// was a 429, because their deadline came while they waited in the pace.
 	GaveUp int
+	// Quota is what the service's quota fields said, when it sent any.
+	Quota *QuotaShare
+}
+
+// QuotaShare is the account's quota as the service describes it, and this
+// client's part of it.
+type QuotaShare struct {
+	// PerSecond is the quota's rate; Form names the fields that said so.
+	PerSecond float64
+	Form      string
+	// Used is the rate this client's requests were accepted at, from its
+	// first answer to its last.
+	Used float64
+	// Others is set when the remaining count fell faster than this
+	// client's own requests spent it: other clients shared the quota.
+	Others bool
 }
 
 func (p *pace) slowdown() RateLimitSlowdown {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := RateLimitSlowdown{Held: p.held, HeldForRetryAfter: p.heldClosed, Refused: p.refused, GaveUp: p.gaveUp}
+	if p.quota.limit > 0 {
+		share := &QuotaShare{PerSecond: p.quota.perSecond, Form: p.quota.form, Others: p.othersSeen}
+		if span := p.lastAccepted.Sub(p.firstAccepted).Seconds(); span > 0 {
+			share.Used = float64(p.acceptedCount-1) / span
+		}
+		s.Quota = share
+	}
 	if p.holding {
 		d := time.Since(p.holdSince)
 		s.Held += d
@@ -542,6 +570,10 @@ func (p *pace) observe(ctx context.Context, epoch int, status int, retryAfter ti
 	p.inFlight = max(0, p.inFlight-1)
 
 	if status != http.StatusTooManyRequests {
+		if p.acceptedCount++; p.acceptedCount == 1 {
+			p.firstAccepted = now
+		}
+		p.lastAccepted = now
 		if !p.learned {
 			p.accepted = append(dropBefore(p.accepted, now.Add(-time.Second)), now)
 		}
@@ -719,7 +751,7 @@ func (p *pace) watchOthers(quota quotaReading, now time.Time) {
 	}
 	others := float64(p.windowLeft-quota.remaining) - float64(p.windowOwn) + quota.perSecond*span
 	if !p.windowFull && others >= 1.5 {
-		p.crowded = true
+		p.crowded, p.othersSeen = true, true
 	}
 	if !p.windowFull && others < 0.5 {
 		p.alone = true

@@ -2,10 +2,13 @@ package client
 
 import (
 	"fmt"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 )
 
 // staggers are the pipelines' start offsets every shared-quota figure is
@@ -197,4 +200,41 @@ func TestPaceWithQuotaFieldsFleet(t *testing.T) {
 	if f.failed != 0 || f.limitedShare > 0.12 || f.slowestOfFloor > 1.05 {
 		t.Errorf("%v; want none failed, at most 12%% refused, 1.05x the floor", f)
 	}
+}
+
+// What the service said of its quota reaches the slowdown a run reports:
+// the quota's rate, the rate this client's requests were accepted at, and
+// whether the count showed others spending the rest.
+func TestPaceReportsTheQuotaShare(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		emu := emulatortest.StartInProcess(t, emulator.Options{Token: emulatortest.Token, Dataset: dataset(3, 200), RateLimit: 5, QuotaFields: emulator.QuotaFieldsIETF})
+		var all sync.WaitGroup
+		clients := make([]*Client, 3)
+		for i := range clients {
+			clients[i] = inProcessClient(t, emu.Transport(), nil)
+			all.Go(func() { sendCreates(t, clients[i], workload{creates: 40, workers: 10}) })
+		}
+		all.Wait()
+		for i, c := range clients {
+			q := c.RateLimitSlowdown().Quota
+			if q == nil || q.PerSecond != 5 || q.Form != "RateLimit" || !q.Others || q.Used < 1.2 || q.Used > 2.4 {
+				t.Errorf("pipeline %d: quota share %+v; want 5 a second by RateLimit, about a third of it used, others seen", i, q)
+			}
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		_, c := startInProcess(t, emulator.Options{Dataset: dataset(3, 60), RateLimit: 5, QuotaFields: emulator.QuotaFieldsIETF}, nil)
+		sendCreates(t, c, workload{creates: 50, workers: 10})
+		if q := c.RateLimitSlowdown().Quota; q == nil || q.Others || q.Used < 4.5 || q.Used > 6 {
+			t.Errorf("alone: quota share %+v; want the whole quota used, no others", q)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		_, c := startInProcess(t, emulator.Options{Dataset: dataset(3, 60), RateLimit: 5}, nil)
+		sendCreates(t, c, workload{creates: 20, workers: 10})
+		if q := c.RateLimitSlowdown().Quota; q != nil {
+			t.Errorf("without the fields: quota share %+v; want none", q)
+		}
+	})
 }
