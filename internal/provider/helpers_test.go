@@ -293,9 +293,9 @@ func newListServer(t *testing.T, srv *emulatortest.Server) *listServer {
 
 // providersAt are the provider factories of the in-process provider whose
 // clock is srv's: moving srv's clock forward moves the provider's renewal
-// window with it (WithClock).
+// window with it (withClock).
 func providersAt(srv *emulatortest.Server) map[string]func() (tfprotov6.ProviderServer, error) {
-	return testProviderFactories(WithClock(func() time.Time { return time.Unix(srv.Now(), 0) }))
+	return testProviderFactories(withClock(func() time.Time { return time.Unix(srv.Now(), 0) }))
 }
 
 func at(name string, more ...string) tfjsonpath.Path {

@@ -6,13 +6,15 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
-
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
@@ -124,6 +126,32 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	resp.DataSourceData, resp.ResourceData, resp.ListResourceData = data, data, data
 	p.configured.Store(data)
 }
+
+// oneGetEach reads each subscription with its own GET.
+type oneGetEach struct{ client *client.Client }
+
+func (g oneGetEach) Subscription(ctx context.Context, id string) (*client.Subscription, error) {
+	return g.client.GetSubscription(ctx, id)
+}
+
+// planSubscriptionCreate does for the planned create of a
+// mobileplan_subscription with configuration config (a value of its
+// schema) what the resource's ModifyPlan does, the preflight of the
+// configuration Terraform gave this provider, for the accelerator that
+// plans creates in front of the framework (subscriptionSpeedUps). ok is
+// false before the provider is configured: then the framework must plan
+// it.
+func (p *mobileplanProvider) planSubscriptionCreate(ctx context.Context, config tftypes.Value) (diags diag.Diagnostics, ok bool) {
+	data := p.configured.Load()
+	if data == nil {
+		return nil, false
+	}
+	planCreate(ctx, data.run, data.preflight, tfsdk.Config{Schema: subscriptionSchema(), Raw: config}, &diags)
+	return diags, true
+}
+
+// subscriptionSchema is mobileplan_subscription's schema, made once.
+var subscriptionSchema = sync.OnceValue(subscriptionResourceSchema)
 
 const tokenTrimHelp = "Remove the character: read a token file with trimspace(file(\"token.txt\")) in the configuration, or with " +
 	"export " + EnvAPIToken + "=\"$(tr -d '\\r\\n' < token.txt)\" in the shell."

@@ -64,7 +64,7 @@ func (c deleteCounter) ApplyResourceChange(ctx context.Context, req *tfprotov6.A
 // countingProvidersAt are providersAt(srv) that count into deletes.
 func countingProvidersAt(t *testing.T, srv *emulatortest.Server, deletes *atomic.Int32) map[string]func() (tfprotov6.ProviderServer, error) {
 	t.Helper()
-	server := testComposition(WithClock(func() time.Time { return time.Unix(srv.Now(), 0) }))
+	server := testComposition(withClock(func() time.Time { return time.Unix(srv.Now(), 0) }))
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		"mobileplan": func() (tfprotov6.ProviderServer, error) {
 			return deleteCounter{ProviderServer: server(), deletes: deletes}, nil

@@ -38,6 +38,10 @@ var (
 	_ resource.ResourceWithUpgradeState     = (*subscriptionResource)(nil)
 )
 
+// subscriptionTypeName is the resource's type name, and its list
+// resource's.
+const subscriptionTypeName = "mobileplan_subscription"
+
 func newSubscriptionResource() resource.Resource { return &subscriptionResource{} }
 
 type subscriptionResource struct {
@@ -45,12 +49,12 @@ type subscriptionResource struct {
 	run           *operations
 	preflight     *preflight
 	subscriptions subscriptionReader
-	states        StateCodec
+	states        stateCodec
 	now           func() time.Time // renewal's clock
 }
 
-func (r *subscriptionResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_subscription"
+func (r *subscriptionResource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = subscriptionTypeName
 }
 
 func (r *subscriptionResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
