@@ -6,6 +6,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -13,22 +14,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
 )
-
-// pagedRefreshAllowance is how many requests, at most, the paged refresh
-// (paged_refresh.go) may cost beyond one GET per subscription:
-// `paged_refresh` documents it.
-const pagedRefreshAllowance = 10
 
 // Environment variables read when the provider block leaves a setting out.
 const (
@@ -195,3 +194,22 @@ func (p *mobileplanProvider) DataSources(context.Context) []func() datasource.Da
 		newSubscriptionsDataSource, newSubscriptionDataSource,
 	}
 }
+
+// planSubscriptionCreate does for the planned create of a
+// mobileplan_subscription with configuration config (a value of its
+// schema) what the resource's ModifyPlan does, the preflight of the
+// configuration Terraform gave this provider, for the accelerator that
+// plans creates in front of the framework (subscriptionSpeedUps). ok is
+// false before the provider is configured: then the framework must plan
+// it.
+func (p *mobileplanProvider) planSubscriptionCreate(ctx context.Context, config tftypes.Value) (diags diag.Diagnostics, ok bool) {
+	data := p.configured.Load()
+	if data == nil {
+		return nil, false
+	}
+	planCreate(ctx, data.run, data.preflight, tfsdk.Config{Schema: subscriptionSchema(), Raw: config}, &diags)
+	return diags, true
+}
+
+// subscriptionSchema is mobileplan_subscription's schema, made once.
+var subscriptionSchema = sync.OnceValue(subscriptionResourceSchema)

@@ -6,15 +6,12 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
@@ -134,34 +131,8 @@ func (g oneGetEach) Subscription(ctx context.Context, id string) (*client.Subscr
 	return g.client.GetSubscription(ctx, id)
 }
 
-// planSubscriptionCreate does for the planned create of a
-// mobileplan_subscription with configuration config (a value of its
-// schema) what the resource's ModifyPlan does, the preflight of the
-// configuration Terraform gave this provider, for the accelerator that
-// plans creates in front of the framework (subscriptionSpeedUps). ok is
-// false before the provider is configured: then the framework must plan
-// it.
-func (p *mobileplanProvider) planSubscriptionCreate(ctx context.Context, config tftypes.Value) (diags diag.Diagnostics, ok bool) {
-	data := p.configured.Load()
-	if data == nil {
-		return nil, false
-	}
-	planCreate(ctx, data.run, data.preflight, tfsdk.Config{Schema: subscriptionSchema(), Raw: config}, &diags)
-	return diags, true
-}
-
-// subscriptionSchema is mobileplan_subscription's schema, made once.
-var subscriptionSchema = sync.OnceValue(subscriptionResourceSchema)
-
 const tokenTrimHelp = "Remove the character: read a token file with trimspace(file(\"token.txt\")) in the configuration, or with " +
 	"export " + EnvAPIToken + "=\"$(tr -d '\\r\\n' < token.txt)\" in the shell."
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
 
 func valueOrEnv(v types.String, env string) string {
 	if !v.IsNull() && v.ValueString() != "" {
