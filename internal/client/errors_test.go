@@ -316,7 +316,7 @@ func TestErrorsUnwrap(t *testing.T) {
 	for _, err := range []error{
 		&RequestError{Call: Call{Operation: "op", Method: "GET", Path: "/p"}, Attempts: 1, Err: base},
 		&DecodeError{Call: Call{Operation: "op"}, Err: base},
-		&PageError{Operation: "op", Page: 2, Err: base},
+		&PageError{Call: Call{Operation: "op"}, Page: 2, Err: base},
 		&UncertainCreateError{Err: &RequestError{Err: base}},
 	} {
 		if !errors.Is(err, base) || err.Error() == "" {
