@@ -254,7 +254,7 @@ func TestSubscriptionModifyPlan_doesNothingWhenPlanEqualsState(t *testing.T) {
 	h := &acctest.ProtoHarness{Type: typ}
 	identitySchema := identitySchemaOf(t, subscriptionResourceAt(t, time.Now))
 	identityType := identitySchema.Type().TerraformType(ctx)
-	rng := rand.New(rand.NewPCG(18, 1)) //nolint:gosec // test data, reproducible
+	rng := rand.New(rand.NewPCG(18, 1))
 	checked := 0
 	for i := 0; checked < 150; i++ {
 		state := acctest.RandomValue(rng, typ, false)
@@ -326,7 +326,7 @@ func TestUnchangedPlan_neverHidesARenewal(t *testing.T) {
 			"early_renewal_hours": num(c.hours), "ready_for_renewal": tftypes.NewValue(tftypes.Bool, false),
 		}))
 	}
-	rng := rand.New(rand.NewPCG(27, 2)) //nolint:gosec // test data, reproducible
+	rng := rand.New(rand.NewPCG(27, 2))
 	for len(states) < 400 {
 		if v := acctest.RandomValue(rng, typ, false); !v.IsNull() {
 			states = append(states, v)

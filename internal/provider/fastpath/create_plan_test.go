@@ -73,7 +73,7 @@ func TestCreatePlan_sameAsFramework(t *testing.T) {
 			"timeouts": unknown("timeouts")}),
 		h.Object(nil),
 	)
-	rng := rand.New(rand.NewPCG(36, 1)) //nolint:gosec // test data, reproducible
+	rng := rand.New(rand.NewPCG(36, 1))
 	for range 100 {
 		if v := acctest.RandomValue(rng, h.Type, true); !v.IsNull() && v.IsKnown() {
 			configs = append(configs, v)

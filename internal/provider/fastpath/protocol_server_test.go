@@ -37,7 +37,7 @@ func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 	wrapper := served.Server.(*fastpath.ProtocolServer)
 
 	states := lifecycleStates(t, srv, served)
-	rng := rand.New(rand.NewPCG(15, 2)) //nolint:gosec // test data, reproducible
+	rng := rand.New(rand.NewPCG(15, 2))
 	for len(states) < 200 {
 		if v := acctest.RandomValue(rng, served.Type, false); !v.IsNull() {
 			states = append(states, v)
@@ -178,7 +178,7 @@ func TestValidateResourceConfig_sameAsFramework(t *testing.T) {
 		served.Object(nil),
 		served.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)}),
 	}
-	rng := rand.New(rand.NewPCG(15, 5)) //nolint:gosec // test data, reproducible
+	rng := rand.New(rand.NewPCG(15, 5))
 	for range 200 {
 		if v := acctest.RandomValue(rng, served.Type, true); !v.IsNull() && v.IsKnown() {
 			configs = append(configs, v)

@@ -147,7 +147,7 @@ func TestStateCodec_sameStatesAsFramework(t *testing.T) {
 		compare(fmt.Sprintf("answer %d, create", i), onFake, createOf(tftypes.NewValue(h.Type, planned)))
 	}
 
-	rng := rand.New(rand.NewPCG(27, 1)) //nolint:gosec // test data, reproducible
+	rng := rand.New(rand.NewPCG(27, 1))
 	for i := range 200 {
 		prior := acctest.RandomValue(rng, h.Type, false)
 		var attrs map[string]tftypes.Value
