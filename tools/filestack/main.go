@@ -33,7 +33,7 @@ func main() {
 	if flag.NArg() > 0 {
 		pattern = flag.Arg(0)
 	}
-	uses, names, err := fileUsesNamed(pattern)
+	uses, names, err := fileUses(pattern)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "filestack:", err)
 		os.Exit(2)
@@ -61,17 +61,10 @@ func main() {
 }
 
 // fileUses loads the package pattern names and returns, for each of its
-// files (base names), the files whose package-level names it uses: its
-// functions, types, variables, constants, and its types' methods and
-// fields.
-func fileUses(pattern string) (map[string]map[string]bool, error) {
-	uses, _, err := fileUsesNamed(pattern)
-	return uses, err
-}
-
-// fileUsesNamed is fileUses, with the names each file uses of each other
-// file: names[user][used].
-func fileUsesNamed(pattern string) (map[string]map[string]bool, map[string]map[string][]string, error) {
+// files (base names), the files whose names it uses (their functions,
+// types, variables, constants, and their types' methods and fields), and
+// which names: names[user][used].
+func fileUses(pattern string) (map[string]map[string]bool, map[string]map[string][]string, error) {
 	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo}
 	pkgs, err := packages.Load(cfg, pattern)
 	if err != nil {

@@ -14,7 +14,7 @@ const maxProviderPairs = 3
 // pairs: a helper belongs in the file of its only user, or below every
 // file that uses it.
 func TestProviderPackageStacks(t *testing.T) {
-	uses, names, err := fileUsesNamed("../../internal/provider")
+	uses, names, err := fileUses("../../internal/provider")
 	if err != nil {
 		t.Fatal(err)
 	}
