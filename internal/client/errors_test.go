@@ -1,8 +1,6 @@
 package client
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
-
 	"errors"
 	"io"
 	"net/http"
@@ -14,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
 // maxExcerptBytes bounds BodyExcerpt: excerptLen bytes and an ellipsis.

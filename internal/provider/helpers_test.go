@@ -1,12 +1,9 @@
 package provider
 
 import (
-	"net/http"
-
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
-
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -21,6 +18,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 

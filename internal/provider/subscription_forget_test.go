@@ -2,9 +2,6 @@ package provider
 
 import (
 	"bytes"
-
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
-
 	"context"
 	"fmt"
 	"strings"
@@ -23,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // lifecycle { destroy = false } makes the CLI forget a resource instead of

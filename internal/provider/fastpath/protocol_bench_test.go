@@ -1,9 +1,6 @@
 package fastpath_test
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
-
 	"bytes"
 	"context"
 	"testing"
@@ -15,6 +12,8 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // BenchmarkProtocol measures, per subscription, the calls a refreshing plan
