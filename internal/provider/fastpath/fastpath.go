@@ -19,6 +19,7 @@ package fastpath
 
 import (
 	"context"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -58,7 +59,31 @@ func Accelerate(server tfprotov6.ProviderServer, resources ...Resource) tfprotov
 	}
 	s := &protocolServer{frameworkServer: full, resources: map[string]*resource{}}
 	for _, r := range resources {
-		s.resources[r.TypeName] = &resource{Resource: r}
+		s.resources[r.TypeName] = &resource{Resource: r, renewalPossibleBySet: renewalTable(r)}
 	}
 	return s
+}
+
+// maxRenewalAttributes bounds the attributes whose every combination
+// renewalTable asks RenewalPossible about.
+const maxRenewalAttributes = 12
+
+// renewalTable is r.RenewalPossible's answer for each combination of its
+// RenewalAttributes set: at index set, bit i for RenewalAttributes[i]. The
+// rule reads nothing else, so it is asked once here rather than on every
+// unchanged plan, where calling it would cost an allocation each time. nil
+// when r has none or too many: then every state counts as possible.
+func renewalTable(r Resource) []bool {
+	n := len(r.RenewalAttributes)
+	if r.RenewalPossible == nil || n == 0 || n > maxRenewalAttributes {
+		return nil
+	}
+	table := make([]bool, 1<<n)
+	for set := range table {
+		table[set] = r.RenewalPossible(func(name string) bool {
+			i := slices.Index(r.RenewalAttributes, name)
+			return i >= 0 && set&(1<<i) != 0
+		})
+	}
+	return table
 }

@@ -35,6 +35,7 @@ type protocolServer struct {
 // framework, once.
 type resource struct {
 	Resource
+	renewalPossibleBySet []bool // renewalTable's
 
 	createOnce sync.Once
 	creates    *createPlanner // nil: creates are the framework's
@@ -203,13 +204,12 @@ func (s *protocolServer) identityOf(ctx context.Context, typeName string) identi
 
 // renewalPossible reports whether a state of r, as msgpack, may be due for
 // renewal at some time: r.RenewalPossible, told which of its
-// RenewalAttributes are set. It reads only the top-level keys and skips
-// every value, so the unchanged plans it lets through cost no decoding of
-// the state. Anything it cannot read counts as possible, as does a
-// resource with more RenewalAttributes than it counts (64).
+// RenewalAttributes are set (renewalTable). It reads only the top-level
+// keys and skips every value, so the unchanged plans it lets through cost
+// no decoding of the state. Anything it cannot read counts as possible, as
+// does every state of a resource without a table.
 func (r *resource) renewalPossible(state []byte) bool {
-	attrs := r.RenewalAttributes
-	if len(attrs) > 64 || r.RenewalPossible == nil {
+	if r.renewalPossibleBySet == nil {
 		return true
 	}
 	dec := msgpack.GetDecoder()
@@ -219,13 +219,13 @@ func (r *resource) renewalPossible(state []byte) bool {
 	if err != nil || n < 0 {
 		return true
 	}
-	var set uint64 // bit i: attrs[i] is set
+	set := 0 // bit i: RenewalAttributes[i] is set
 	for range n {
 		key, err := dec.DecodeString()
 		if err != nil {
 			return true
 		}
-		if i := slices.Index(attrs, key); i >= 0 {
+		if i := slices.Index(r.RenewalAttributes, key); i >= 0 {
 			code, err := dec.PeekCode()
 			if err != nil {
 				return true
@@ -238,8 +238,5 @@ func (r *resource) renewalPossible(state []byte) bool {
 			return true
 		}
 	}
-	return r.RenewalPossible(func(name string) bool {
-		i := slices.Index(attrs, name)
-		return i >= 0 && set&(1<<i) != 0
-	})
+	return r.renewalPossibleBySet[set]
 }

@@ -73,7 +73,7 @@ func BenchmarkProtocol(b *testing.B) {
 	})
 	// The provider without this package, configured like h: the anchor of
 	// each speed-up.
-	plain := acctest.NewProtoHarness(b, provider.NewProtocol6("bench")(), srv).Server
+	plain := acctest.NewProtoHarness(b, providerserver.NewProtocol6(provider.New("bench")())(), srv).Server
 	runEach(map[string]tfprotov6.ProviderServer{"read": server, "read_without_fastpath": plain}, func(s tfprotov6.ProviderServer) ([]*tfprotov6.Diagnostic, error) {
 		resp, err := s.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: acctest.SubscriptionType, CurrentState: priorDV})
 		return resp.Diagnostics, err
