@@ -37,6 +37,7 @@ func run(args []string) error {
 	webhookURL := fs.String("webhook-url", "", "URL that receives webhook events")
 	webhookSecret := fs.String("webhook-secret", "", "signing secret for the service-signature header of webhook calls")
 	rateLimit := fs.Float64("rate-limit", 0, "requests per second each token may send to /v1 (token bucket holding one second's worth); the rest are answered 429 with Retry-After, counted as rateLimited in /_emulator/stats (0: no limit)")
+	quotaFields := fs.String("quota-fields", "", "with -rate-limit, describe each token's quota on every answer, 429s included: \"ietf\" sends RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers), \"x-ratelimit\" sends X-RateLimit-Limit, -Remaining and -Reset (default: none, as the service's contract assumes)")
 	quiet := fs.Bool("quiet", false, "log only errors, not one line per request")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage of mobileplan-emulator:\n")
@@ -60,14 +61,22 @@ func run(args []string) error {
 	if (*webhookURL == "") != (*webhookSecret == "") {
 		return errors.New("-webhook-url and -webhook-secret go together")
 	}
+	fields, err := emulator.ParseQuotaFields(*quotaFields)
+	if err != nil {
+		return err
+	}
+	if fields != emulator.QuotaFieldsNone && *rateLimit <= 0 {
+		return errors.New("-quota-fields describes the quota of -rate-limit: set both")
+	}
 
 	logger := log.New(os.Stderr, "mobileplan-emulator: ", log.LstdFlags)
 	opts := emulator.Options{
-		Token:     *token,
-		StatePath: *state,
-		Logger:    logger,
-		Webhook:   emulator.WebhookOptions{URL: *webhookURL, Secret: *webhookSecret},
-		RateLimit: *rateLimit,
+		Token:       *token,
+		StatePath:   *state,
+		Logger:      logger,
+		Webhook:     emulator.WebhookOptions{URL: *webhookURL, Secret: *webhookSecret},
+		RateLimit:   *rateLimit,
+		QuotaFields: fields,
 	}
 	if *quiet {
 		opts.Logger = nil

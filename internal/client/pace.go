@@ -64,6 +64,29 @@ import (
 //     before the refusal, and a rate that grew reaches the next request.
 //  9. Once stopped (Client.Stop), the pace admits nothing more: every
 //     request waiting in it, and every later one, ends with ErrStopped.
+//
+// A service may also say how much of the quota is left, on every answer
+// (quota_fields.go). Every process on the account then sees the same count
+// fall before anyone is refused, the early, shared signal that lets
+// independent processes converge to equal shares (additive growth, a
+// multiplicative cut), which a refusal, given to one process at a time,
+// is not. With the fields:
+//
+//  10. The first sane reading sets the rate to the quota's (q/w), at most
+//     the ceiling: a process alone on the account never has to find the
+//     limit by being refused.
+//  11. The rate grows by shareGrowth of the quota's rate each second, the
+//     same for every process, up to sharedMaxFactor times it; an answer
+//     whose remaining count is under a quarter of the largest seen cuts
+//     it by shareCut, once per cut as in rule 3.
+//  12. The pace also keeps a reckoning of what is left at the service: the
+//     latest remaining count, less its own requests in flight, refilled
+//     at the quota's rate; no request is sent while it holds less than
+//     one, so that the bucket's burst is spent, and never overdrawn.
+//  13. A 429 and its Retry-After win over any field, and cut as in rule 11.
+//     Fields that say much is left on a 429 are not believed again; the
+//     pace goes on as without them. A field it cannot read is ignored
+//     (logged once at debug level), never an error.
 const (
 	probeInterval   = time.Millisecond
 	backoffFactor   = 0.9
@@ -71,6 +94,23 @@ const (
 	// minRate keeps a rate learned from a service that accepted nothing in
 	// a second from stalling the pace: one request every 20 seconds.
 	minRate = rate.Limit(0.05)
+	// shareGrowth, shareCut, sharedMaxFactor and shareFloor are rule 11's:
+	// growth per second in units of the quota's rate, the cut, the most
+	// one process may send in units of it, and the least.
+	sharedMaxFactor = 1.5
+	underQuota      = 0.99
+	shareGrowth     = 0.1
+	shareCut        = 0.8
+	cutSpan         = 4.0
+	markFrac        = 0.25
+	growFrac        = 0.5
+	slackFrac       = 0.5
+	priceMax        = 0.7
+	priceGain       = 0.3
+	// unreliableFields: more than one answer in this many without the
+	// fields, once there are this many, and they are not followed.
+	unreliableFields = 8
+	shareFloor       = 1.0 / 64
 	// longWait is how long requests may wait for the service's quota
 	// before the log says so at info level, and then how often it says so
 	// again: a plan or apply that seems to hang says why without TF_LOG=debug.
@@ -172,6 +212,32 @@ type pace struct {
 	retryAfter  time.Duration // the Retry-After that set closedUntil
 	accepted    []time.Time   // answers other than 429 in the last second, until the first cut
 	queued      int           // requests waiting for their turn, the head excluded
+	inFlight    int           // requests admitted and not yet answered
+
+	// The answers other than 429, for the quota's share (RateLimitSlowdown).
+	acceptedCount               int
+	firstAccepted, lastAccepted time.Time
+
+	// With the service's quota fields (quota_fields.go, rules 10 to 13).
+	adopted       bool      // a sane reading has set the rate (rule 10)
+	fellBack      bool      // too small a bucket, refused: the pace goes by refusals
+	crowded       bool      // the count showed others spending the quota
+	othersSeen    bool      // and did so at least once in the run
+	withFields    int       // answers since the fields were first read that carried them,
+	withoutFields int       // and that did not
+	alone         bool      // a second of the count showed no one else
+	windowAt      time.Time // watchOthers' second: its start, the count then,
+	windowLeft    int       // this client's requests since, and whether the
+	windowOwn     int       // bucket was found full in it
+	windowFull    bool
+	shared        bool         // the pace shares the quota by the fields
+	quota         quotaReading // the latest sane reading
+	capacity      int          // the most units the fields said were left, plus one
+	mirror        float64      // units this client reckons are left at the service, at mirrorAt
+	mirrorAt      time.Time
+	growth        float64 // how fast the rate grows, 0 to 1, by the room the latest reading left (rule 11)
+	distrusted    bool    // the fields said the quota was far from spent on a 429
+	fieldsLogged  bool    // a field that could not be used was logged
 
 	// What the service's limit has cost so far: the time during which a
 	// request was held back by it (not by the ceiling alone), the part of
@@ -202,12 +268,35 @@ type RateLimitSlowdown struct {
 	// GaveUp counts the requests that were not sent, or whose last answer
 	// was a 429, because their deadline came while they waited in the pace.
 	GaveUp int
+	// Quota is what the service's quota fields said, when it sent any.
+	Quota *QuotaShare
+}
+
+// QuotaShare is the account's quota as the service describes it, and this
+// client's part of it.
+type QuotaShare struct {
+	// PerSecond is the quota's rate; Form names the fields that said so.
+	PerSecond float64
+	Form      string
+	// Used is the rate this client's requests were accepted at, from its
+	// first answer to its last.
+	Used float64
+	// Others is set when the remaining count fell faster than this
+	// client's own requests spent it: other clients shared the quota.
+	Others bool
 }
 
 func (p *pace) slowdown() RateLimitSlowdown {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := RateLimitSlowdown{Held: p.held, HeldForRetryAfter: p.heldClosed, Refused: p.refused, GaveUp: p.gaveUp}
+	if p.quota.limit > 0 {
+		share := &QuotaShare{PerSecond: p.quota.perSecond, Form: p.quota.form, Others: p.othersSeen}
+		if span := p.lastAccepted.Sub(p.firstAccepted).Seconds(); span > 0 {
+			share.Used = float64(p.acceptedCount-1) / span
+		}
+		s.Quota = share
+	}
 	if p.holding {
 		d := time.Since(p.holdSince)
 		s.Held += d
@@ -248,8 +337,18 @@ func (p *pace) rateAt(now time.Time) rate.Limit {
 		return p.limiter.Limit()
 	}
 	grown := p.cutRate
-	if since := now.Sub(p.cutAt).Seconds(); since > 0 {
+	since := now.Sub(p.cutAt).Seconds()
+	switch {
+	case p.shared:
+		quota := rate.Limit(p.quota.perSecond)
+		grown = max(p.cutRate, min(p.cutRate+quota*rate.Limit(shareGrowth*p.growth*max(0, since)), quota*sharedMaxFactor))
+	case since > 0:
 		grown = p.cutRate * rate.Limit(1+growthPerSecond*since)
+		if p.adopted {
+			// Sending at exactly the quota's rate meets its refill at
+			// the same instant, where rounding refuses one request.
+			grown = min(grown, rate.Limit(p.quota.perSecond*underQuota))
+		}
 	}
 	if p.ceiling > 0 && grown > p.ceiling {
 		grown = p.ceiling
@@ -293,9 +392,13 @@ func (p *pace) admit(ctx context.Context, deadline time.Time) (int, error) {
 			p.limiter.SetLimitAt(now, p.rateAt(now))
 		}
 		reservation := p.limiter.ReserveN(now, 1)
-		delay := reservation.DelayFrom(now)
+		delay := max(reservation.DelayFrom(now), p.mirrorDelay(now))
+		if p.slack(now) {
+			delay = 0
+		}
 		if delay <= 0 {
 			epoch := p.epoch
+			p.sent(now)
 			p.mu.Unlock()
 			return epoch, nil
 		}
@@ -322,6 +425,7 @@ func (p *pace) admit(ctx context.Context, deadline time.Time) (int, error) {
 			// Its place came: it goes, on the reservation it slept for.
 			p.mu.Lock()
 			epoch := p.epoch
+			p.sent(time.Now())
 			p.mu.Unlock()
 			return epoch, nil
 		}
@@ -418,16 +522,87 @@ func (p *pace) hold(ctx context.Context, d time.Duration, changed chan struct{},
 	return err
 }
 
-// observe takes the service's answer to a request sent under cut epoch.
-func (p *pace) observe(ctx context.Context, epoch int, status int, retryAfter time.Duration) {
+// sent counts a request admitted now. The caller holds p.mu.
+func (p *pace) sent(now time.Time) {
+	p.inFlight++
+	p.windowOwn++
+	if p.shared {
+		p.mirror = p.mirrorAtTime(now) - 1
+		p.mirrorAt = now
+	}
+}
+
+// mirrorAtTime is rule 12's reckoning of the units left at now: what the
+// service said was left, refilled at this client's share of the quota's
+// rate. The caller holds p.mu.
+func (p *pace) mirrorAtTime(now time.Time) float64 {
+	refill := min(float64(p.rateAt(now)), p.quota.perSecond)
+	return min(p.mirror+refill*now.Sub(p.mirrorAt).Seconds(), float64(p.capacity))
+}
+
+// slack reports whether the reckoning holds more than half the bucket: a
+// request may then go at once, whatever the rate, spending the burst.
+// The caller holds p.mu.
+func (p *pace) slack(now time.Time) bool {
+	return p.shared && p.alone && !p.crowded && p.mirrorAtTime(now) >= 1+float64(p.capacity)*slackFrac
+}
+
+// mirrorDelay is how long until the reckoning holds one unit; 0 without
+// the fields. The caller holds p.mu.
+func (p *pace) mirrorDelay(now time.Time) time.Duration {
+	if !p.shared {
+		return 0
+	}
+	left := p.mirrorAtTime(now)
+	if left >= 1 {
+		return 0
+	}
+	refill := min(float64(p.rateAt(now)), p.quota.perSecond)
+	return time.Duration(math.Ceil((1 - left) / refill * float64(time.Second)))
+}
+
+// observe takes the service's answer to a request sent under cut epoch,
+// with the quota fields it carried (ok false: none).
+func (p *pace) observe(ctx context.Context, epoch int, status int, retryAfter time.Duration, quota quotaReading, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
+	p.inFlight = max(0, p.inFlight-1)
+
 	if status != http.StatusTooManyRequests {
+		if p.acceptedCount++; p.acceptedCount == 1 {
+			p.firstAccepted = now
+		}
+		p.lastAccepted = now
 		if !p.learned {
 			p.accepted = append(dropBefore(p.accepted, now.Add(-time.Second)), now)
 		}
+		switch {
+		case ok && !p.distrusted:
+			p.withFields++
+			p.share(ctx, epoch, quota, now)
+		case p.shared:
+			// A service that leaves the fields out of some answers (only
+			// near exhaustion, or now and then) gives a count the pace
+			// cannot follow: it goes on by refusals, as without them.
+			if p.withoutFields++; p.withoutFields*unreliableFields > p.withFields+p.withoutFields && p.withFields+p.withoutFields >= unreliableFields {
+				p.fallBack(ctx, "the service leaves its quota fields out of some answers")
+			}
+		}
 		return
+	}
+	if ok && !p.adopted && !p.distrusted && quota.remaining == 0 {
+		p.share(ctx, epoch, quota, now)
+	}
+	if p.adopted && !p.shared && !p.fellBack && epoch == p.epoch {
+		// A bucket too small to share by its count, and a refusal: from
+		// here the pace finds its rate by refusals (rules 3 to 5), under
+		// the quota's rate, as it would have without the fields.
+		p.fellBack, p.learned, p.reprobed = true, false, false
+		p.limiter, p.accepted = rate.NewLimiter(rate.Limit(p.quota.perSecond*underQuota), 1), nil
+	}
+	if ok && p.shared && quota.remaining*4 >= p.capacity && quota.remaining > 0 {
+		p.fallBack(ctx, "the service answered 429 while its quota fields said much was left")
 	}
 	p.refused++
 	// Without Retry-After the pace stays open: the cut rate's empty bucket
@@ -450,6 +625,11 @@ func (p *pace) observe(ctx context.Context, epoch int, status int, retryAfter ti
 		tflog.Debug(ctx, "mobileplan API rate limit: the service answered 429; pausing, then measuring its rate", map[string]any{
 			"retry_after_ms": retryAfter.Milliseconds(), "closed_until": p.closedUntil.Format(time.RFC3339Nano),
 		})
+		return
+	}
+	if p.shared {
+		p.mirror, p.mirrorAt = 0, now
+		p.cut(ctx, now, "the service answered 429")
 		return
 	}
 	var base rate.Limit
@@ -481,11 +661,140 @@ func (p *pace) observe(ctx context.Context, epoch int, status int, retryAfter ti
 	})
 }
 
+// share takes the quota fields of an answer that was not a 429 (rules 10
+// to 12). The caller holds p.mu.
+func (p *pace) share(ctx context.Context, epoch int, quota quotaReading, now time.Time) {
+	if !p.adopted {
+		p.adopted, p.learned, p.reprobed = true, true, true
+		p.quota = quota
+		// The bucket holds a second's worth, at least one unit, as far
+		// as the policy tells; what is left now says how busy it is: a
+		// process that finds it nearly spent starts at a small share.
+		p.capacity = max(1, int(math.Ceil(quota.perSecond)), quota.remaining+1)
+		r := rate.Limit(quota.perSecond * underQuota * max(shareFloor, float64(quota.remaining+1)/float64(p.capacity)))
+		if p.ceiling > 0 {
+			r = min(r, p.ceiling)
+		}
+		p.limiter = rate.NewLimiter(r, 1)
+		p.epoch, p.cutAt, p.cutRate, p.growth = p.epoch+1, now, r, 1
+		// A bucket of fewer than four units says nothing before it is
+		// spent: the pace starts at the quota's rate, and goes on by the
+		// service's refusals, as without the fields.
+		p.shared = p.capacity >= 4
+		if !p.shared {
+			p.limiter.ReserveN(now, 1) // the request answered spent the bucket
+		}
+		tflog.Debug(ctx, "mobileplan API rate limit: the service describes its quota", map[string]any{
+			"requests_per_second": quota.perSecond, "limit": quota.limit, "remaining": quota.remaining, "form": quota.form, "shared_by_count": p.shared,
+		})
+	}
+	if !p.shared {
+		return
+	}
+	p.watchOthers(quota, now)
+	p.quota = quota
+	p.capacity = max(p.capacity, quota.remaining+1)
+	p.mirror, p.mirrorAt = float64(quota.remaining-p.inFlight), now
+	// The rate grows only while the count shows room (half the bucket
+	// left): when it sits lower, every process on the account holds its
+	// rate, however many there are.
+	p.cutRate, p.cutAt = p.rateAt(now), now
+	if p.crowded {
+		// Every process sees the same count: a rate that is the same
+		// function of it is the same in every process.
+		u := float64(quota.remaining+1) / float64(p.capacity)
+		target := p.quota.perSecond * underQuota * priceMax * u * u * u
+		target = max(target, p.quota.perSecond*shareFloor)
+		x := float64(p.cutRate)
+		x += priceGain * (target - x)
+		if p.ceiling > 0 {
+			x = min(x, float64(p.ceiling))
+		}
+		p.cutRate, p.growth = rate.Limit(x), 0
+		p.limiter.SetLimitAt(now, p.cutRate)
+		return
+	}
+	room := float64(quota.remaining)/float64(p.capacity) - markFrac
+	p.growth = min(1, max(0, room/(growFrac-markFrac)))
+	if float64(quota.remaining) < markFrac*float64(p.capacity) && epoch == p.epoch {
+		p.cut(ctx, now, "the account's quota is nearly spent")
+	}
+}
+
+// fallBack stops believing the quota fields: from here the pace finds the
+// rate by refusals alone (rules 3 to 5), as it would have without them.
+// The caller holds p.mu.
+func (p *pace) fallBack(ctx context.Context, why string) {
+	p.distrusted, p.shared, p.adopted = true, false, false
+	p.learned, p.reprobed, p.accepted = false, false, nil
+	p.limiter = rate.NewLimiter(rate.Every(probeInterval), 1)
+	p.wake()
+	tflog.Debug(ctx, "mobileplan API rate limit: "+why+"; ignoring the quota fields from now on", map[string]any{"limit": p.quota.limit, "form": p.quota.form})
+}
+
+// watchOthers finds, from how the count moves over about a second, whether
+// other clients spend the quota too: it fell by more than this client's
+// own requests took, the refill counted. A second smooths out the answers
+// that arrive in another order than their requests were counted in; a
+// bucket found full lost refill, so such a second tells nothing. The
+// caller holds p.mu.
+func (p *pace) watchOthers(quota quotaReading, now time.Time) {
+	full := quota.remaining+1 >= p.capacity
+	if p.windowAt.IsZero() {
+		p.windowAt, p.windowLeft, p.windowOwn, p.windowFull = now, quota.remaining, 0, full
+		return
+	}
+	p.windowFull = p.windowFull || full
+	span := now.Sub(p.windowAt).Seconds()
+	if span < 1 {
+		return
+	}
+	others := float64(p.windowLeft-quota.remaining) - float64(p.windowOwn) + quota.perSecond*span
+	if !p.windowFull && others >= 1.5 {
+		p.crowded, p.othersSeen = true, true
+	}
+	if !p.windowFull && others < 0.5 {
+		p.alone = true
+		p.crowded = false
+	}
+	if p.crowded {
+		p.alone = false
+	}
+	p.windowAt, p.windowLeft, p.windowOwn, p.windowFull = now, quota.remaining, 0, full
+}
+
+// cut multiplies the rate in use by shareCut (rules 11 and 13). The caller
+// holds p.mu.
+func (p *pace) cut(ctx context.Context, now time.Time, why string) {
+	quota := rate.Limit(p.quota.perSecond)
+	// A cut for each second since the last: a process sending slowly sees
+	// the count less often than a fast one, and must slow down as much.
+	seconds := min(cutSpan, max(1, now.Sub(p.cutAt).Seconds()))
+	r := max(p.rateAt(now)*rate.Limit(math.Pow(shareCut, seconds)), quota*shareFloor, minRate)
+	p.limiter.SetLimitAt(now, r)
+	p.epoch, p.cutAt, p.cutRate = p.epoch+1, now, r
+	tflog.Debug(ctx, "mobileplan API rate limit: "+why+"; slowing down", map[string]any{
+		"requests_per_second": float64(r), "remaining": p.quota.remaining, "limit": p.quota.limit,
+	})
+	p.wake()
+}
+
 // wake tells the head of the queue that what it waits for changed. The
 // caller holds p.mu.
 func (p *pace) wake() {
 	close(p.changed)
 	p.changed = make(chan struct{})
+}
+
+// fieldProblem logs, once, quota fields that could not be used.
+func (p *pace) fieldProblem(ctx context.Context, problem string) {
+	p.mu.Lock()
+	logged := p.fieldsLogged
+	p.fieldsLogged = true
+	p.mu.Unlock()
+	if !logged {
+		tflog.Debug(ctx, "mobileplan API rate limit: ignoring quota fields that cannot be used", map[string]any{"problem": problem})
+	}
 }
 
 // gaveUpAnswered counts a request whose last answer was a 429 it could
@@ -558,7 +867,11 @@ func (t pacing) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		retryAfter := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-		t.pace.observe(ctx, epoch, resp.StatusCode, retryAfter)
+		quota, ok, problem := readQuotaFields(resp.Header)
+		if problem != "" {
+			t.pace.fieldProblem(ctx, problem)
+		}
+		t.pace.observe(ctx, epoch, resp.StatusCode, retryAfter, quota, ok)
 		if resp.StatusCode != http.StatusTooManyRequests {
 			return resp, nil
 		}

@@ -34,6 +34,8 @@ type workload struct {
 	creates, workers int
 	perSecond        float64
 	ceiling          float64 // Config.MaxRequestsPerSecond; 0: none
+	fields           emulator.QuotaFields
+	quirk            emulator.QuotaFieldsQuirk
 }
 
 type outcome struct {
@@ -84,7 +86,7 @@ func runCreates(t *testing.T, w workload) outcome {
 	t.Helper()
 	var o outcome
 	synctest.Test(t, func(t *testing.T) {
-		emu, c := startInProcess(t, emulator.Options{Dataset: dataset(3, w.creates+10), RateLimit: w.perSecond},
+		emu, c := startInProcess(t, emulator.Options{Dataset: dataset(3, w.creates+10), RateLimit: w.perSecond, QuotaFields: w.fields, QuotaFieldsQuirk: w.quirk},
 			func(cfg *Config) { cfg.MaxRequestsPerSecond = w.ceiling })
 		start := time.Now()
 		o.failed = sendCreates(t, c, w)
@@ -303,7 +305,7 @@ func runPipelines(t *testing.T, starts []time.Duration, w workload) []outcome {
 	t.Helper()
 	out := make([]outcome, len(starts))
 	synctest.Test(t, func(t *testing.T) {
-		emu := emulatortest.StartInProcess(t, emulator.Options{Token: emulatortest.Token, Dataset: dataset(3, len(starts)*w.creates+10), RateLimit: w.perSecond})
+		emu := emulatortest.StartInProcess(t, emulator.Options{Token: emulatortest.Token, Dataset: dataset(3, len(starts)*w.creates+10), RateLimit: w.perSecond, QuotaFields: w.fields, QuotaFieldsQuirk: w.quirk})
 		start := time.Now()
 		var all sync.WaitGroup
 		for i, offset := range starts {
@@ -547,7 +549,7 @@ func TestPaceWaitErrorNamesItsCause(t *testing.T) {
 					p.limiter.ReserveN(time.Now(), 1) // just sent one
 				}
 				if tc.retryAfter > 0 {
-					p.observe(bg, p.epoch, http.StatusTooManyRequests, tc.retryAfter)
+					p.observe(bg, p.epoch, http.StatusTooManyRequests, tc.retryAfter, quotaReading{}, false)
 				}
 				_, err := p.admit(bg, time.Now().Add(tc.deadline))
 				var waitErr *RateLimitWaitError

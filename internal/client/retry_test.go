@@ -302,7 +302,9 @@ func TestRetryGETTimeout(t *testing.T) {
 	t.Parallel()
 	var calls counter
 	srv := slowServer(t, &calls)
-	c := newTestClient(t, srv.URL, func(cfg *Config) { cfg.RequestTimeout = 100 * time.Millisecond; cfg.MaxRetries = ptr(2) })
+	// Long enough to dial on a loaded machine: at 100 ms, make test's load
+	// once ran the third attempt out before it reached the server.
+	c := newTestClient(t, srv.URL, func(cfg *Config) { cfg.RequestTimeout = 400 * time.Millisecond; cfg.MaxRetries = ptr(2) })
 	start := time.Now()
 	_, err := c.GetSubscription(bg, "sub_1")
 	var reqErr *RequestError
@@ -315,8 +317,8 @@ func TestRetryGETTimeout(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("took %v; RequestTimeout bounds each attempt", d)
 	}
-	if reqErr.Timeout != 100*time.Millisecond {
-		t.Errorf("RequestError.Timeout = %v, want the per-attempt limit that ran out, 100ms", reqErr.Timeout)
+	if reqErr.Timeout != 400*time.Millisecond {
+		t.Errorf("RequestError.Timeout = %v, want the per-attempt limit that ran out, 400ms", reqErr.Timeout)
 	}
 }
 

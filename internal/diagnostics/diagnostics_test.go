@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,3 +123,35 @@ func endlessRepeatedItems() error { return &client.EndlessListError{} }
 func endlessRepeatedCursor(c string) error { return &client.EndlessListError{RepeatedCursor: c} }
 
 func endlessMaxPages(n int) error { return &client.EndlessListError{MaxPages: n} }
+
+// The rate-limit warning names the quota the service reports, this run's
+// part of it, and whether others spent the rest; without the fields it
+// says nothing of a quota.
+func TestRateLimitSlowedNamesTheReportedQuota(t *testing.T) {
+	t.Parallel()
+	base := client.RateLimitSlowdown{Held: 12 * time.Second, HeldForRetryAfter: 2 * time.Second, Refused: 3}
+	shared := base
+	shared.Quota = &client.QuotaShare{PerSecond: 5, Form: "RateLimit", Used: 1.7, Others: true}
+	alone := base
+	alone.Quota = &client.QuotaShare{PerSecond: 20, Form: "X-RateLimit", Used: 19.6}
+	for name, tc := range map[string]struct {
+		s           client.RateLimitSlowdown
+		says, never []string
+	}{
+		"shared": {shared, []string{"a quota of 5 requests a second for the account's token (RateLimit fields)", "accepted at 1.7 a second, 34% of it", "other clients spending the rest"}, nil},
+		"alone":  {alone, []string{"a quota of 20 requests a second", "(X-RateLimit fields)", "accepted at 19.6 a second, 98% of it."}, []string{"other clients"}},
+		"none":   {base, nil, []string{"reports a quota", "other clients"}},
+	} {
+		d := RateLimitSlowed(tc.s).Detail()
+		for _, s := range tc.says {
+			if !strings.Contains(d, s) {
+				t.Errorf("%s: does not say %q:\n%s", name, s, d)
+			}
+		}
+		for _, s := range tc.never {
+			if strings.Contains(d, s) {
+				t.Errorf("%s: says %q:\n%s", name, s, d)
+			}
+		}
+	}
+}

@@ -164,7 +164,7 @@ func PreflightReadFailed(what string, err error, attr path.Path, warn bool) diag
 			Detail(err)+"\n\nSo the plan-time check of this create did not run, and the plan goes on without it. "+
 				fmt.Sprintf("The check's reads wait for the account's quota for at most %s, or the create's timeouts.create when that is shorter; ", preflightBoundText)+
 				"the apply meets the same limit and waits it out.")
-	case errors.Is(err, context.DeadlineExceeded) && (!errors.As(err, &reqErr) || reqErr.Timeout <= 0):
+	case errors.Is(err, context.DeadlineExceeded) && (!errors.As(err, &reqErr) || reqErr.Timeout == 0):
 		return diag.NewAttributeWarningDiagnostic(attr, "Preflight skipped: its reads ran out of time",
 			Detail(err)+"\n\nSo the plan-time check of this create did not run, and the plan goes on without it. "+
 				fmt.Sprintf("The check's reads may take at most %s, or the create's timeouts.create when that is shorter.", preflightBoundText))

@@ -2,6 +2,7 @@ package diagnostics
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -38,10 +39,23 @@ func RateLimitSlowed(s client.RateLimitSlowdown) diag.Diagnostic {
 		outcome = fmt.Sprintf("Each refused request was waited out and sent again, but %s could not wait long enough before %s: "+
 			"each ended its operation with an error saying so, or at plan time skipped the preflight check with a warning.", count(s.GaveUp, "request"), deadline)
 	}
+	quota := ""
+	if q := s.Quota; q != nil {
+		quota = fmt.Sprintf("\n\nThe service reports a quota of %s requests a second for the account's token (%s fields)", formatRate(q.PerSecond), q.Form)
+		if q.Used > 0 {
+			quota += fmt.Sprintf("; this run's requests were accepted at %s a second, %.0f%% of it", formatRate(q.Used), 100*min(1, q.Used/q.PerSecond))
+		}
+		if q.Others {
+			quota += ", and its remaining count showed other clients spending the rest: pipelines or people sharing this token"
+		}
+		quota += "."
+	}
 	return diag.NewWarningDiagnostic("The service's rate limit slowed this run",
-		fmt.Sprintf("%s. The service refused %s with HTTP 429. %s\n\n"+
+		fmt.Sprintf("%s. The service refused %s with HTTP 429. %s%s\n\n"+
 			"The quota is shared by every client of the account's token. "+
 			"Set max_requests_per_second in the provider block (or MOBILEPLAN_MAX_REQUESTS_PER_SECOND) to this run's share of it, "+
 			"so that requests are spaced under the limit instead of refused; a create's wait for the quota is bounded by its timeouts.create. "+
-			"See the Rate limits guide.", held, count(s.Refused, "request"), outcome))
+			"See the Rate limits guide.", held, count(s.Refused, "request"), outcome, quota))
 }
+
+func formatRate(r float64) string { return strconv.FormatFloat(r, 'g', 3, 64) }

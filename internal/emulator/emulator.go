@@ -46,6 +46,11 @@ type Options struct {
 	// RateLimit, when above 0, is how many /v1 requests per second each
 	// token may send (ratelimit.go); the rest are answered 429.
 	RateLimit float64
+	// QuotaFields, with RateLimit, describes the token's quota on every
+	// answer (quota_fields.go); none by default.
+	QuotaFields QuotaFields
+	// QuotaFieldsQuirk makes those fields misbehave, for tests.
+	QuotaFieldsQuirk QuotaFieldsQuirk
 
 	// beforeCommit, when set, runs first in every write of StatePath, and
 	// its error fails the write as a full disk would; tests set it.
@@ -102,7 +107,7 @@ func New(opts Options) (*Emulator, error) {
 		tokenHash: sha256.Sum256([]byte(opts.Token)),
 		dataset:   ds,
 		state:     st,
-		limiter:   newRateLimiter(opts.RateLimit),
+		limiter:   newRateLimiter(opts.RateLimit, opts.QuotaFields, opts.QuotaFieldsQuirk),
 		logger:    logger,
 		counts:    map[string]int{},
 	}

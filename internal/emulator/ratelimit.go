@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"sync"
@@ -19,27 +20,32 @@ import (
 type rateLimiter struct {
 	perSecond float64
 	now       func() time.Time
+	fields    QuotaFields
+	quirk     QuotaFieldsQuirk
 
 	mu      sync.Mutex
 	buckets map[[32]byte]*rate.Limiter
 	limited int
+	rand    *rand.Rand // for QuirkDropped, under mu
 }
 
 // newRateLimiter returns a limiter of perSecond requests per second per
-// token; nil, which limits nothing, when perSecond is 0.
-func newRateLimiter(perSecond float64) *rateLimiter {
+// token, describing its quota on each answer as fields says; nil, which
+// limits nothing, when perSecond is 0.
+func newRateLimiter(perSecond float64, fields QuotaFields, quirk QuotaFieldsQuirk) *rateLimiter {
 	if perSecond <= 0 {
 		return nil
 	}
-	return &rateLimiter{perSecond: perSecond, now: time.Now, buckets: map[[32]byte]*rate.Limiter{}}
+	return &rateLimiter{perSecond: perSecond, now: time.Now, fields: fields, quirk: quirk, buckets: map[[32]byte]*rate.Limiter{}, rand: newQuirkRand()}
 }
 
 // burst is the bucket's size: one second's worth of requests, at least one.
 func (l *rateLimiter) burst() int { return max(1, int(math.Ceil(l.perSecond))) }
 
 // allow takes one request from the bucket of the token whose hash is key,
-// or returns how long until one would pass.
-func (l *rateLimiter) allow(key [32]byte) (bool, time.Duration) {
+// or returns how long until one would pass; with the bucket's tokens left
+// either way.
+func (l *rateLimiter) allow(key [32]byte) (ok bool, wait time.Duration, left float64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.buckets[key]
@@ -52,9 +58,9 @@ func (l *rateLimiter) allow(key [32]byte) (bool, time.Duration) {
 	if wait := r.DelayFrom(now); wait > 0 {
 		r.CancelAt(now)
 		l.limited++
-		return false, wait
+		return false, wait, b.TokensAt(now)
 	}
-	return true, 0
+	return true, 0, b.TokensAt(now)
 }
 
 // limitedCount is how many requests were answered 429 so far; 0 for a nil
@@ -74,7 +80,10 @@ func (l *rateLimiter) admit(w http.ResponseWriter, key [32]byte) bool {
 	if l == nil {
 		return true
 	}
-	ok, wait := l.allow(key)
+	ok, wait, left := l.allow(key)
+	l.mu.Lock()
+	l.writeQuotaFields(w.Header(), l.stateOf(left))
+	l.mu.Unlock()
 	if ok {
 		return true
 	}

@@ -312,7 +312,7 @@ func TestUnchangedPlan_neverHidesARenewal(t *testing.T) {
 	s := servedSubscriptionSchema(t)
 	typ := s.Type().TerraformType(ctx).(tftypes.Object)
 	h := &acctest.ProtoHarness{Type: typ}
-	rule := subscriptionSpeedUps(nil).RenewalPossible
+	rule := subscriptionSpeedUps(nil, nil).RenewalPossible
 	num := func(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
 	str := func(v string) tftypes.Value { return tftypes.NewValue(tftypes.String, v) }
 	const expireAt = 1_800_000_000
@@ -381,12 +381,11 @@ func TestUnchangedPlan_neverHidesARenewal(t *testing.T) {
 	}
 }
 
-// The provider never defers: not when Terraform allows deferral and the
-// provider block is valid, nor when every value in it is unknown (the case
-// providers defer for). A provider that defers makes the framework defer
-// every plan, which unchangedPlan does not: the plan of an unchanged
-// subscription after such a configuration shows it.
-func TestProvider_neverDefers(t *testing.T) {
+// The provider defers only when Terraform allows it and a connection
+// setting is unknown, and then the plan of an unchanged subscription, which
+// the accelerator would answer, is deferred by the served server as by the
+// framework alone; with the provider block known, neither defers.
+func TestProvider_defersUnchangedPlanOnlyWhenConfigureDefers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := servedSubscriptionSchema(t)
@@ -395,44 +394,52 @@ func TestProvider_neverDefers(t *testing.T) {
 		"id": tftypes.NewValue(tftypes.String, "sub_1"), "plan_id": tftypes.NewValue(tftypes.String, "plan_004"),
 	}))
 	config := h.DV(t, h.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
-	for _, name := range []string{"unknown", "valid"} {
-		server := providerserver.NewProtocol6(New("test")())()
-		schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var block *tfprotov6.DynamicValue
-		switch name {
-		case "unknown":
-			block = acctest.ProviderConfig(t, schemas, tftypes.UnknownValue, nil)
-		case "valid":
-			block = acctest.ProviderConfig(t, schemas, nil, map[string]tftypes.Value{
+	servers := map[string]func() tfprotov6.ProviderServer{
+		"framework": providerserver.NewProtocol6(New("test")()),
+		"served":    NewProtocol6("test"),
+	}
+	for _, block := range []string{"unknown", "valid"} {
+		for name, newServer := range servers {
+			server := newServer()
+			schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			values := map[string]tftypes.Value{
 				"base_url": tftypes.NewValue(tftypes.String, "http://127.0.0.1:1"), "api_token": tftypes.NewValue(tftypes.String, "token"),
+			}
+			if block == "unknown" {
+				values["api_token"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
+			}
+			configured, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{
+				Config:             acctest.ProviderConfig(t, schemas, nil, values),
+				ClientCapabilities: &tfprotov6.ConfigureProviderClientCapabilities{DeferralAllowed: true},
 			})
-		}
-		if _, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{
-			Config:             block,
-			ClientCapabilities: &tfprotov6.ConfigureProviderClientCapabilities{DeferralAllowed: true},
-		}); err != nil {
-			t.Fatal(err)
-		}
-		resp, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-			TypeName: subscriptionTypeName, Config: config, PriorState: state, ProposedNewState: state,
-			ClientCapabilities: &tfprotov6.PlanResourceChangeClientCapabilities{DeferralAllowed: true},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.Deferred != nil {
-			t.Errorf("%s provider block: the plan of an unchanged subscription is deferred (%s)", name, resp.Deferred.Reason)
+			if err != nil || len(configured.Diagnostics) > 0 {
+				t.Fatalf("%s, %s provider block: configure: %v %s", name, block, err, acctest.DiagText(configured.Diagnostics))
+			}
+			resp, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+				TypeName: subscriptionTypeName, Config: config, PriorState: state, ProposedNewState: state,
+				ClientCapabilities: &tfprotov6.PlanResourceChangeClientCapabilities{DeferralAllowed: true},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case block == "valid" && resp.Deferred != nil:
+				t.Errorf("%s, valid provider block: the plan of an unchanged subscription is deferred (%s)", name, resp.Deferred.Reason)
+			case block == "unknown" && (resp.Deferred == nil || resp.Deferred.Reason != tfprotov6.DeferredReasonProviderConfigUnknown):
+				t.Errorf("%s, unknown api_token: the plan of an unchanged subscription is not deferred for the provider configuration: %v", name, resp.Deferred)
+			}
 		}
 	}
 }
 
-// No code of the provider can defer: nothing outside tests names a
-// Deferred field. A deferral path behind a condition the tests above do not
-// meet is still found here.
-func TestProvider_hasNoDeferralPath(t *testing.T) {
+// Only Configure defers: no other code of the provider names a Deferred
+// field. A resource or data source that deferred on its own would make the
+// framework's plan differ from unchangedPlan's, which only a deferred
+// Configure turns off.
+func TestProvider_onlyConfigureDefers(t *testing.T) {
 	t.Parallel()
 	// The provider's files, whose resources the accelerator answers for.
 	files, err := filepath.Glob("*.go")
@@ -440,6 +447,7 @@ func TestProvider_hasNoDeferralPath(t *testing.T) {
 		t.Fatal("no provider source found", err)
 	}
 	fset := token.NewFileSet()
+	found := 0
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
@@ -449,12 +457,21 @@ func TestProvider_hasNoDeferralPath(t *testing.T) {
 			t.Fatal(err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
-			if sel, ok := n.(*ast.SelectorExpr); ok && strings.HasPrefix(sel.Sel.Name, "Deferred") {
-				t.Errorf("%s: %s.%s: a deferral makes the framework's plan differ from unchangedPlan's; handle it there first",
-					fset.Position(sel.Pos()), exprString(sel.X), sel.Sel.Name)
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok || !strings.HasPrefix(sel.Sel.Name, "Deferred") {
+				return true
 			}
+			if filepath.Base(name) == "provider_config.go" {
+				found++
+				return true
+			}
+			t.Errorf("%s: %s.%s: a deferral outside Configure makes the framework's plan differ from unchangedPlan's; handle it there first",
+				fset.Position(sel.Pos()), exprString(sel.X), sel.Sel.Name)
 			return true
 		})
+	}
+	if found == 0 {
+		t.Error("provider_config.go names no Deferred field: the test would not see where Configure defers")
 	}
 }
 
@@ -471,7 +488,7 @@ func exprString(e ast.Expr) string {
 // hold it null; the rule wants every one of them set.
 func TestSubscriptionSpeedUps_nameWhatTheProviderServes(t *testing.T) {
 	t.Parallel()
-	contract := subscriptionSpeedUps(nil)
+	contract := subscriptionSpeedUps(nil, nil)
 	schemas, err := NewProtocol6("test")().GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
 		t.Fatal(err)

@@ -180,9 +180,10 @@ func TestCLI_interruptedPlanStopsReading(t *testing.T) {
 	if len(late) > 0 {
 		t.Errorf("%d requests reached the service after the interrupt, at %v:\n%s", len(late), late, plan.out.String())
 	}
-	t.Log(plan.out.String())
-	// The reads in flight are answered within the latency; then the plan ends.
-	if limit := latency + 2*time.Second; exitedAfter > limit {
+	// The read in flight is answered within the latency; then the plan of
+	// the rest ends without reading: 2.3 s on an idle machine, 5.3 s under
+	// make test's load, where reading on took 28 s.
+	if limit := latency + 8*time.Second; exitedAfter > limit {
 		t.Errorf("terraform exited %v after the interrupt, want at most %v:\n%s", exitedAfter, limit, plan.out.String())
 	}
 }

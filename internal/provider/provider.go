@@ -60,7 +60,7 @@ func NewProtocol6(version string, opts ...Option) func() tfprotov6.ProviderServe
 			return server
 		}
 		p.states = &fastpath.States{}
-		return fastpath.Accelerate(server, subscriptionSpeedUps(p.planSubscriptionCreate))
+		return fastpath.Accelerate(server, subscriptionSpeedUps(p.planSubscriptionCreate, p.deferred.Load))
 	}
 }
 
@@ -101,6 +101,10 @@ type mobileplanProvider struct {
 	version string
 	now     func() time.Time
 	states  stateCodec
+	// deferred is set when Configure deferred: the framework then defers
+	// every plan and read, and the accelerator in front of it must leave
+	// them to it (subscriptionSpeedUps).
+	deferred atomic.Bool
 	// configured is what the last Configure handed to the resources, for
 	// planSubscriptionCreate; nil until then.
 	configured atomic.Pointer[providerData]
@@ -133,7 +137,7 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				Validators:          []validator.String{validBaseURL},
 			},
 			"api_token": schema.StringAttribute{
-				MarkdownDescription: "Access token of the account, sent as a bearer token. May also be set with the `" + EnvAPIToken + "` environment variable, which keeps it out of the configuration; a value in the provider block takes precedence, and an empty string counts as unset.",
+				MarkdownDescription: "Access token of the account, sent as a bearer token. May also be set with the `" + EnvAPIToken + "` environment variable, which keeps it out of the configuration; a value in the provider block takes precedence, and an empty string counts as unset. From an ephemeral variable, it stays out of saved plans and state ([Authentication](#authentication)).",
 				Optional:            true,
 				Sensitive:           true,
 			},

@@ -35,20 +35,35 @@ type providerModel struct {
 }
 
 func (p *mobileplanProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	p.deferred.Store(false)
 	var cfg providerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	unknown := func(attr, env string, v interface{ IsUnknown() bool }) {
-		if v.IsUnknown() {
-			resp.Diagnostics.AddAttributeError(path.Root(attr), "Unknown "+attr,
-				fmt.Sprintf("The provider cannot be configured with a value known only after apply. Set %s to a value known at plan time, or leave it out and set the %s environment variable.", attr, env))
+	// Where the service is and how to reach it may come from something
+	// another part of the run creates (a Stacks component, a secret made
+	// in the same apply). A Terraform that can defer is told to plan
+	// everything of this provider again once they are known: the framework
+	// then defers every resource and data source without calling them, so
+	// nothing is sent. Any other Terraform gets the error it always had.
+	connection := []struct {
+		attr, env string
+		value     types.String
+	}{{"base_url", EnvBaseURL, cfg.BaseURL}, {"api_token", EnvAPIToken, cfg.APIToken}, {"ca_cert_pem", EnvCACertPEM, cfg.CACertPEM}}
+	for _, s := range connection {
+		if !s.value.IsUnknown() {
+			continue
 		}
+		if req.ClientCapabilities.DeferralAllowed {
+			tflog.Debug(ctx, "mobileplan provider deferred: a connection setting is known only after apply", map[string]any{"setting": s.attr})
+			resp.Deferred = &provider.Deferred{Reason: provider.DeferredReasonProviderConfigUnknown}
+			p.deferred.Store(true)
+			return
+		}
+		resp.Diagnostics.AddAttributeError(path.Root(s.attr), "Unknown "+s.attr,
+			fmt.Sprintf("The provider cannot be configured with a value known only after apply. Set %s to a value known at plan time, or leave it out and set the %s environment variable.", s.attr, s.env))
 	}
-	unknown("base_url", EnvBaseURL, cfg.BaseURL)
-	unknown("api_token", EnvAPIToken, cfg.APIToken)
-	unknown("ca_cert_pem", EnvCACertPEM, cfg.CACertPEM)
 	if resp.Diagnostics.HasError() {
 		return
 	}

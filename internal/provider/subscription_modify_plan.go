@@ -90,13 +90,15 @@ func planCreate(ctx context.Context, run *operations, p *preflight, config tfsdk
 // mobileplan_subscription: ModifyPlan leaves a plan equal to the prior
 // state as it is unless renewalPossible accepts the state, and does for a
 // create only what planCreate, called through planCreateOf (the
-// provider's, which holds its configuration), does.
-func subscriptionSpeedUps(planCreateOf func(ctx context.Context, config tftypes.Value) (diag.Diagnostics, bool)) fastpath.Resource {
+// provider's, which holds its configuration), does; the provider defers
+// only from Configure, as configureDeferred (the provider's) reports.
+func subscriptionSpeedUps(planCreateOf func(ctx context.Context, config tftypes.Value) (diag.Diagnostics, bool), configureDeferred func() bool) fastpath.Resource {
 	return fastpath.Resource{
 		TypeName:          subscriptionTypeName,
 		RenewalAttributes: slices.Clone(renewalTimeAttributes),
 		RenewalPossible:   renewalPossible,
 		PlanCreate:        planCreateOf,
+		ConfigureDeferred: configureDeferred,
 	}
 }
 

@@ -404,11 +404,12 @@ rate_on_requests=$(rate_cell on limited requests)
 # least time the limit allows for the requests that succeeded (plan and
 # apply both), less the first second's burst.
 limited_rows=()
-limited_apply() { # limited_apply N LIMIT PAR
-  local n=$1 limit=$2 par=$3 dir="$work/limited-$1-$2" t requests limited floor result=ok
-  step "Apply of $n creates at $limit requests/s, -parallelism=$par"
+limited_apply() { # limited_apply N LIMIT PAR [FIELDS]
+  local n=$1 limit=$2 par=$3 fields=${4:-} dir="$work/limited-$1-$2-${4:-none}" t requests limited floor result=ok
+  step "Apply of $n creates at $limit requests/s, -parallelism=$par${fields:+, quota fields $fields}"
   stop_emulator
-  start_emulator -esims $((n * 2 + 20)) -rate-limit "$limit" # the default data set assigns some eSIMs
+  # the default data set assigns some eSIMs
+  start_emulator -esims $((n * 2 + 20)) -rate-limit "$limit" ${fields:+-quota-fields "$fields"}
   export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
   mkdir -p "$dir"
   config ours "$n" >"$dir/main.tf"
@@ -418,12 +419,16 @@ limited_apply() { # limited_apply N LIMIT PAR
   requests=$(grep -c ' /v1/' "$emulator_log" || true)
   limited=$(grep -c ' /v1/[^ ]* 429 ' "$emulator_log" || true)
   floor=$(awk -v ok=$((requests - limited)) -v r="$limit" 'BEGIN { b = int(r); if (b < r) b++; printf "%.2f", (ok - b) / r }')
-  limited_rows+=("| $n creates at $limit requests/s, -parallelism=$par | $result | $requests | $limited | $t | $floor | $(ratio "$t" "$floor") |")
+  limited_rows+=("| $n creates at $limit requests/s, -parallelism=$par${fields:+, quota fields $fields} | $result | $requests | $limited | $t | $floor | $(ratio "$t" "$floor") |")
   stop_emulator
 }
-limited_apply 200 20 10
-limited_apply 100 5 30
-limited_apply 40 1 10
+# Each again with the quota fields the service may send (the emulator's
+# -quota-fields): the provider then never needs a refusal to find the limit.
+for fields in "" ietf; do
+  limited_apply 200 20 10 "$fields"
+  limited_apply 100 5 30 "$fields"
+  limited_apply 40 1 10 "$fields"
+done
 
 # Pipelines sharing one token: P applies of N creates each, started
 # together against the emulator at LIMIT requests/s, each with its own
@@ -433,15 +438,15 @@ limited_apply 40 1 10
 # that succeeded; the spread is how much later the last pipeline finished
 # than the first.
 pipeline_rows=()
-pipelines_apply() { # pipelines_apply P N LIMIT [CEILING]
-  local p=$1 n=$2 limit=$3 ceiling=${4:-} i dir t0 requests limited floor failed=0 first last pids=()
-  step "$p pipelines of $n creates at $limit requests/s${ceiling:+, max_requests_per_second = $ceiling}"
+pipelines_apply() { # pipelines_apply P N LIMIT [CEILING [FIELDS]]
+  local p=$1 n=$2 limit=$3 ceiling=${4:-} fields=${5:-} i dir t0 requests limited floor failed=0 first last pids=()
+  step "$p pipelines of $n creates at $limit requests/s${ceiling:+, max_requests_per_second = $ceiling}${fields:+, quota fields $fields}"
   stop_emulator
-  start_emulator -esims $((p * n * 2 + 20)) -rate-limit "$limit"
+  start_emulator -esims $((p * n * 2 + 20)) -rate-limit "$limit" ${fields:+-quota-fields "$fields"}
   export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
   t0=$EPOCHREALTIME
   for i in $(seq 1 "$p"); do
-    dir="$work/pipelines-$p-$n-$limit-${ceiling:-none}-$i"
+    dir="$work/pipelines-$p-$n-$limit-${ceiling:-none}-${fields:-none}-$i"
     mkdir -p "$dir"
     config ours "$n" | sed "s/^provider \"mobileplan\" {}$/provider \"mobileplan\" {${ceiling:+\\n  max_requests_per_second = $ceiling\\n}}/" >"$dir/main.tf"
     (
@@ -453,7 +458,7 @@ pipelines_apply() { # pipelines_apply P N LIMIT [CEILING]
   done
   wait "${pids[@]}" # not the emulator, also a child
   for i in $(seq 1 "$p"); do
-    read -r t result <"$work/pipelines-$p-$n-$limit-${ceiling:-none}-$i/finished"
+    read -r t result <"$work/pipelines-$p-$n-$limit-${ceiling:-none}-${fields:-none}-$i/finished"
     [ "$result" = ok ] || failed=$((failed + 1))
     first=$(awk -v a="${first:-$t}" -v b="$t" 'BEGIN { print (b < a) ? b : a }')
     last=$(awk -v a="${last:-$t}" -v b="$t" 'BEGIN { print (b > a) ? b : a }')
@@ -461,12 +466,13 @@ pipelines_apply() { # pipelines_apply P N LIMIT [CEILING]
   requests=$(grep -c ' /v1/' "$emulator_log" || true)
   limited=$(grep -c ' /v1/[^ ]* 429 ' "$emulator_log" || true)
   floor=$(awk -v ok=$((requests - limited)) -v r="$limit" 'BEGIN { b = int(r); if (b < r) b++; printf "%.2f", (ok - b) / r }')
-  pipeline_rows+=("| $p × $n creates at $limit requests/s${ceiling:+, max_requests_per_second = $ceiling} | $failed | $requests | $limited ($(awk -v l="$limited" -v r="$requests" 'BEGIN { printf "%.0f%%", 100 * l / r }')) | $first | $last | $floor | $(ratio "$last" "$floor") | $(awk -v a="$last" -v b="$first" 'BEGIN { printf "%.0f%%", 100 * (a / b - 1) }') |")
+  pipeline_rows+=("| $p × $n creates at $limit requests/s${ceiling:+, max_requests_per_second = $ceiling}${fields:+, quota fields $fields} | $failed | $requests | $limited ($(awk -v l="$limited" -v r="$requests" 'BEGIN { printf "%.0f%%", 100 * l / r }')) | $first | $last | $floor | $(ratio "$last" "$floor") | $(awk -v a="$last" -v b="$first" 'BEGIN { printf "%.0f%%", 100 * (a / b - 1) }') |")
   stop_emulator
 }
 pipelines_apply 3 40 5
 pipelines_apply 3 10 1
 pipelines_apply 3 40 5 1.6
+pipelines_apply 3 40 5 "" ietf
 
 step "Provider start-up to a served schema"
 startup=$(go run ./tools/bench/startup -provider "$work/bin/terraform-provider-mobileplan" -n 20)

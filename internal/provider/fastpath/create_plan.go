@@ -28,7 +28,8 @@ import (
 //     prior state;
 //   - ModifyPlan changes nothing in the plan (r.PlanCreate, which this
 //     calls for the diagnostics, does what it does);
-//   - the provider never defers, and sets no private state;
+//   - the provider defers only from Configure, whose deferral sends every
+//     plan to the framework (PlanResourceChange), and sets no private state;
 //   - the planned identity is the prior one Terraform sent, or a null one.
 //
 // The rules about modifiers, defaults and deferral are the tests that

@@ -46,6 +46,10 @@ type Resource struct {
 	// does, which must change nothing in the plan; ok is false when the
 	// framework must plan it, as before the provider is configured.
 	PlanCreate func(ctx context.Context, config tftypes.Value) (diags diag.Diagnostics, ok bool)
+	// ConfigureDeferred reports whether the provider's Configure deferred:
+	// the framework then defers every plan, so the accelerator leaves them
+	// all to it. Nil: the provider never defers.
+	ConfigureDeferred func() bool
 }
 
 // Accelerate returns server with the speed-ups of this package in front of

@@ -109,7 +109,9 @@ type identityInfo struct {
 }
 
 func (s *protocolServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	if r := s.resources[req.TypeName]; r != nil {
+	// The framework defers every plan of a provider whose Configure
+	// deferred; the fast paths would answer some without.
+	if r := s.resources[req.TypeName]; r != nil && (r.ConfigureDeferred == nil || !r.ConfigureDeferred()) {
 		if resp, ok := s.unchangedPlan(ctx, r, req); ok {
 			return resp, nil
 		}
@@ -137,7 +139,9 @@ func (s *protocolServer) PlanResourceChange(ctx context.Context, req *tfprotov6.
 //     may change the plan, as it makes a subscription due for renewal: the
 //     states r.RenewalPossible accepts are the framework's, as is the clock
 //     ModifyPlan compares them with;
-//   - the provider never defers, and sets no private state.
+//   - the provider defers only from Configure (r.ConfigureDeferred: then
+//     PlanResourceChange leaves every plan to the framework), and sets no
+//     private state.
 //
 // Each rule is a test of the provider that declares the resource (for
 // mobileplan_subscription, provider/fastpath_rules_test.go) that fails on a
