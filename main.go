@@ -10,7 +10,6 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/process"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
 )
 
 // version and commit are set by the release build (goreleaser's ldflags).
@@ -27,16 +26,14 @@ func main() {
 		version += "+" + commit
 	}
 
-	stop := process.Start()
 	var opts []tf6server.ServeOpt
 	if debug {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
-	// The provider with its measured speed-ups (internal/provider/fastpath).
-	// provider.NewProtocol6(version) in its place serves it without them:
-	// the same behaviour, every test passing, slower.
-	server := fastpath.NewProtocol6(version, provider.StopWhen(process.Interrupted()))
-	err := tf6server.Serve("registry.terraform.io/mobileplan/mobileplan", server, opts...)
+	// Terraform sends no StopProvider in some phases of a run; the
+	// process's interrupt stops the provider there too.
+	stop := process.Start()
+	err := tf6server.Serve("registry.terraform.io/mobileplan/mobileplan", provider.NewProtocol6(version, provider.StopWhen(process.Interrupted())), opts...)
 	stop()
 	if err != nil {
 		log.Fatal(err.Error())

@@ -1,8 +1,6 @@
 package client
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
-
 	"errors"
 	"net/http"
 	"reflect"
@@ -11,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
 func TestCreateSubscriptionWithPlanID(t *testing.T) {

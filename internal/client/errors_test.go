@@ -1,8 +1,6 @@
 package client
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
-
 	"errors"
 	"io"
 	"net/http"
@@ -14,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
 // maxExcerptBytes bounds BodyExcerpt: excerptLen bytes and an ellipsis.
@@ -316,7 +315,7 @@ func TestErrorsUnwrap(t *testing.T) {
 	for _, err := range []error{
 		&RequestError{Call: Call{Operation: "op", Method: "GET", Path: "/p"}, Attempts: 1, Err: base},
 		&DecodeError{Call: Call{Operation: "op"}, Err: base},
-		&PageError{Operation: "op", Page: 2, Err: base},
+		&PageError{Call: Call{Operation: "op"}, Page: 2, Err: base},
 		&UncertainCreateError{Err: &RequestError{Err: base}},
 	} {
 		if !errors.Is(err, base) || err.Error() == "" {

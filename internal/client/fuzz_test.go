@@ -46,6 +46,6 @@ func FuzzDecodeAPIError(f *testing.F) {
 		_ = suggestions(e)
 		// The wrappers format it as well.
 		_ = (&UncertainCreateError{Err: e}).Error()
-		_ = (&PageError{Operation: "list", Page: 1, Err: e}).Error()
+		_ = (&PageError{Call: Call{Operation: "list"}, Page: 1, Err: e}).Error()
 	})
 }

@@ -13,10 +13,10 @@ import (
 // it, so reading N records takes ceil(N/25) requests, the fewest possible.
 const MaxPageSize = 25
 
-// PageError is a list that failed part way: which page, and how many items
-// had been read before it.
+// PageError is a list that failed part way: the list's call, which page,
+// and how many items had been read before it.
 type PageError struct {
-	Operation string
+	Call
 	Page      int // 1-based
 	ItemsRead int
 	Err       error
@@ -86,7 +86,7 @@ func (p *Pages[T]) Next(ctx context.Context) (items []T, more bool, err error) {
 	p.pageNum++
 	fail := func(err error) error {
 		p.done = true
-		return &PageError{Operation: p.op, Page: p.pageNum, ItemsRead: p.read, Err: err}
+		return &PageError{Call: Call{Operation: p.op, Method: http.MethodGet, Path: p.path}, Page: p.pageNum, ItemsRead: p.read, Err: err}
 	}
 	q := url.Values{"pageSize": {strconv.Itoa(MaxPageSize)}}
 	if p.cursor != "" {

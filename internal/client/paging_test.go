@@ -1,8 +1,6 @@
 package client
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
-
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
 func TestPagingReadsMoreThan100EsimsInOrder(t *testing.T) {

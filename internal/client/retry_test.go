@@ -29,8 +29,6 @@ package client
 // All rules at the policy level: TestShouldRetryPolicy.
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
-
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -49,6 +47,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
 func TestShouldRetryPolicy(t *testing.T) {

@@ -153,7 +153,7 @@ func facts(err error) string {
 	var endless *client.EndlessListError
 	switch {
 	case errors.As(err, &reqErr):
-		s := fmt.Sprintf("%s (%s %s): no answer from the service", reqErr.Operation, reqErr.Method, reqErr.Path)
+		s := reqErr.String() + ": no answer from the service"
 		switch {
 		case reqErr.Timeout > 0 && reqErr.Attempts > 1:
 			s += fmt.Sprintf(": each of %d attempts timed out after %s (request_timeout)", reqErr.Attempts, reqErr.Timeout)

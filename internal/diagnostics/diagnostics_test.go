@@ -82,10 +82,10 @@ func TestDetailTexts(t *testing.T) {
 			"list plans (GET /v1/plans): the service answered HTTP 307, a redirect to http://evil.example:80, another origin than the base URL's http://127.0.0.1:8080. " +
 				"The provider follows redirects only within that origin, so that the API token is never sent elsewhere and https never falls back to http; " +
 				"if the service has moved, set base_url to its new address"},
-		{"page of API error", &client.PageError{Operation: "list eSIMs", Page: 2, ItemsRead: 25, Err: &client.APIError{Call: client.Call{Operation: "list eSIMs", Method: "GET", Path: "/v1/esims"}, StatusCode: 500, Status: "500 Internal Server Error", Code: "internal", Message: "boom"}},
+		{"page of API error", &client.PageError{Call: client.Call{Operation: "list eSIMs"}, Page: 2, ItemsRead: 25, Err: &client.APIError{Call: client.Call{Operation: "list eSIMs", Method: "GET", Path: "/v1/esims"}, StatusCode: 500, Status: "500 Internal Server Error", Code: "internal", Message: "boom"}},
 			"Listing stopped at page 2, after 25 items had been read.\nThe service answered HTTP 500 Internal Server Error to GET /v1/esims.\nCode: internal\nMessage: boom\n\n" +
 				"The service, or a gateway in front of it, failed. Try again later; if it persists, contact the service's support with the time of the failure."},
-		{"page of no answer", &client.PageError{Operation: "list plans", Page: 3, ItemsRead: 50, Err: reqRefused},
+		{"page of no answer", &client.PageError{Call: client.Call{Operation: "list plans"}, Page: 3, ItemsRead: 50, Err: reqRefused},
 			"Listing stopped at page 3, after 50 items had been read.\nlist plans (GET /v1/plans): no answer from the service after 5 attempts: connection refused\n\n" +
 				"Check base_url and that the service (or the emulator) is reachable from here."},
 	} {
@@ -106,7 +106,7 @@ func TestDetailEndlessListTexts(t *testing.T) {
 		{endlessRepeatedCursor("c2"), `the service returned the cursor "c2" a second time; stopping instead of reading the same pages forever`},
 		{endlessMaxPages(40), "the list did not end after 40 pages, the most the provider reads of one list; stopping instead of reading forever"},
 	} {
-		err := &client.PageError{Operation: "list plans", Page: 7, ItemsRead: 150, Err: tc.err}
+		err := &client.PageError{Call: client.Call{Operation: "list plans"}, Page: 7, ItemsRead: 150, Err: tc.err}
 		want := "Listing stopped at page 7, after 150 items had been read.\n" + tc.want
 		if got := Detail(err); got != want {
 			t.Errorf("got %q\nwant %q", got, want)

@@ -1,8 +1,6 @@
 package emulator_test
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
-
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
 // The proxy page names the status it is sent with.

@@ -1,8 +1,6 @@
 package emulator_test
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
-
 	"encoding/json"
 	"math"
 	"net/http"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
 // A second emulator on the same -state file fails at

@@ -1,8 +1,6 @@
 package emulator_test
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
-
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
 func getEsim(t *testing.T, srv *emulatortest.Server, iccid string) state.Esim {

@@ -1,8 +1,6 @@
 package emulator_test
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
-
 	"encoding/json"
 	"net/http"
 	"os"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
 // onlyStateFile fails unless dir holds exactly the state file: storage

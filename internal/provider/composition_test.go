@@ -6,46 +6,40 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
-// The acceptance tests run the composition main.go serves: the provider
-// with package fastpath's speed-ups. Package fastpath imports this one, so
-// only an external test package can name it: shipped_composition_test.go
-// hands it to ServeShippedComposition before any test runs.
-//
-// With MOBILEPLAN_ACC_PARITY=plain the same tests run the provider alone,
-// as provider.NewProtocol6 serves it, and the run fails unless it has
-// applied every resource, read every data source and listed every list
-// resource: the parity run `make test` makes (GNUmakefile: testacc-parity).
-var (
-	shippedComposition func(version string, opts ...Option) func() tfprotov6.ProviderServer
-	plainParityRun     = os.Getenv("MOBILEPLAN_ACC_PARITY") == "plain"
-)
+// The tests run what main.go serves, NewProtocol6. With
+// MOBILEPLAN_ACC_PARITY=plain they run it without package fastpath's
+// speed-ups (withoutSpeedUps), and the run fails unless it has applied
+// every resource, read every data source and listed every list resource:
+// the parity run `make test` makes (GNUmakefile: testacc-parity), which
+// proves the speed-ups can be deleted.
+var plainParityRun = os.Getenv("MOBILEPLAN_ACC_PARITY") == "plain"
 
-// ServeShippedComposition makes compose the composition the tests run,
-// unless this is the plain parity run.
-func ServeShippedComposition(compose func(version string, opts ...Option) func() tfprotov6.ProviderServer) {
-	shippedComposition = compose
+// withClock makes now the clock renewal compares expire_at with, instead
+// of the wall clock. The service's API has no clock to ask; tests give the
+// emulator's, so that moving it forward moves the service's expiry and the
+// provider's renewal window in step.
+func withClock(now func() time.Time) Option {
+	return func(o *options) { o.now = now }
+}
+
+// withoutSpeedUps serves the provider without package fastpath: the
+// framework's server and state codec throughout.
+func withoutSpeedUps() Option {
+	return func(o *options) { o.withoutSpeedUps = true }
 }
 
 // testComposition is the provider server factory the tests run, with opts.
-// It chooses the composition on its first call, not before: package
-// variables of this package are set before the external test package's
-// init hands over the shipped one.
 func testComposition(opts ...Option) func() tfprotov6.ProviderServer {
-	factory := sync.OnceValue(func() func() tfprotov6.ProviderServer {
-		if plainParityRun {
-			plain := NewProtocol6("test", opts...)
-			return func() tfprotov6.ProviderServer { return recordingServer{fullServer: plain().(fullServer)} }
-		}
-		if shippedComposition == nil {
-			panic("no shipped composition: shipped_composition_test.go hands it over in its init")
-		}
-		return shippedComposition("test", opts...)
-	})
-	return func() tfprotov6.ProviderServer { return factory()() }
+	if !plainParityRun {
+		return NewProtocol6("test", opts...)
+	}
+	plain := NewProtocol6("test", slices.Concat(opts, []Option{withoutSpeedUps()})...)
+	return func() tfprotov6.ProviderServer { return recordingServer{frameworkServer: plain().(frameworkServer)} }
 }
 
 // testServer is a new provider server of the composition the tests run.
@@ -62,34 +56,25 @@ func testProviderFactories(opts ...Option) map[string]func() (tfprotov6.Provider
 	}
 }
 
-// fullServer is every service the framework's server offers: a wrapper
-// embedding only tfprotov6.ProviderServer would hide the list resources.
-type fullServer interface {
-	tfprotov6.ProviderServer
-	tfprotov6.ListResourceServer
-	tfprotov6.ActionServer
-	tfprotov6.StateStoreServer
-}
-
 // exercised holds "resource TYPE", "data TYPE" and "list TYPE" for each
 // type the plain parity run has applied, read or listed.
 var exercised sync.Map
 
-type recordingServer struct{ fullServer }
+type recordingServer struct{ frameworkServer }
 
 func (s recordingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	exercised.Store("resource "+req.TypeName, true)
-	return s.fullServer.ApplyResourceChange(ctx, req)
+	return s.frameworkServer.ApplyResourceChange(ctx, req)
 }
 
 func (s recordingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
 	exercised.Store("data "+req.TypeName, true)
-	return s.fullServer.ReadDataSource(ctx, req)
+	return s.frameworkServer.ReadDataSource(ctx, req)
 }
 
 func (s recordingServer) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
 	exercised.Store("list "+req.TypeName, true)
-	return s.fullServer.ListResource(ctx, req)
+	return s.frameworkServer.ListResource(ctx, req)
 }
 
 // unexercisedTypes are the provider's types the plain parity run has not

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
-
 	"errors"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // The drift-detection guide tells CI users to run scripts/drift-check.sh

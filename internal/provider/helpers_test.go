@@ -1,12 +1,9 @@
 package provider
 
 import (
-	"net/http"
-
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
-
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -21,6 +18,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
@@ -293,9 +291,9 @@ func newListServer(t *testing.T, srv *emulatortest.Server) *listServer {
 
 // providersAt are the provider factories of the in-process provider whose
 // clock is srv's: moving srv's clock forward moves the provider's renewal
-// window with it (WithClock).
+// window with it (withClock).
 func providersAt(srv *emulatortest.Server) map[string]func() (tfprotov6.ProviderServer, error) {
-	return testProviderFactories(WithClock(func() time.Time { return time.Unix(srv.Now(), 0) }))
+	return testProviderFactories(withClock(func() time.Time { return time.Unix(srv.Now(), 0) }))
 }
 
 func at(name string, more ...string) tfjsonpath.Path {

@@ -3,8 +3,6 @@
 package provider
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
-
 	"bytes"
 	"net/http"
 	"net/http/httptest"
@@ -21,6 +19,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // When Terraform goes away mid-apply, killed or interrupted, the provider

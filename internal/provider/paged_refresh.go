@@ -237,3 +237,8 @@ func (p *pagedReader) readPage(ctx context.Context) {
 	p.next = nil
 	close(next)
 }
+
+// pagedRefreshAllowance is how many requests, at most, the paged refresh
+// (paged_refresh.go) may cost beyond one GET per subscription:
+// `paged_refresh` documents it.
+const pagedRefreshAllowance = 10

@@ -1,10 +1,10 @@
 package provider
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
-
 	"strings"
 	"testing"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // What a user sees, through the terraform CLI: the errors and warnings of

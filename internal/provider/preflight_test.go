@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,7 +15,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -27,6 +24,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 

@@ -4,29 +4,25 @@ import (
 	"context"
 	"sync"
 
-	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
 
-// FrameworkServer is the framework's protocol 6 server for p, a provider
-// New made, with the one thing the framework leaves undone: it answers
-// StopProvider without doing anything. Terraform sends it on an interrupt
+// stopOnStopProvider is server, the framework's, with the one thing the
+// framework leaves undone: it answers StopProvider without doing anything. Terraform sends it on an interrupt
 // and then cancels the operations in flight, but it goes on calling the
 // provider for the resources it had not reached, each with a fresh
 // context, and at plan time each of those would read the service again.
 // So StopProvider stops the provider's clients (client.Client.Stop): from
 // then on nothing is sent, while a create already sent is seen through.
-func FrameworkServer(p fwprovider.Provider) tfprotov6.ProviderServer {
-	s := providerserver.NewProtocol6(p)()
-	mp, ours := p.(*mobileplanProvider)
-	full, complete := s.(frameworkServer)
-	if !ours || !complete {
-		return s
+// Whatever serves in front of it passes StopProvider on.
+func stopOnStopProvider(server tfprotov6.ProviderServer, stop *stopSignal) tfprotov6.ProviderServer {
+	full, complete := server.(frameworkServer)
+	if !complete {
+		return server
 	}
-	return &stoppingServer{frameworkServer: full, stop: &mp.stop}
+	return &stoppingServer{frameworkServer: full, stop: stop}
 }
 
 // frameworkServer is every service the framework's server offers, the

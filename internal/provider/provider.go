@@ -6,6 +6,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -13,20 +14,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
 )
-
-// pagedRefreshAllowance is how many requests, at most, the paged refresh
-// (paged_refresh.go) may cost beyond one GET per subscription:
-// `paged_refresh` documents it.
-const pagedRefreshAllowance = 10
 
 // Environment variables read when the provider block leaves a setting out.
 const (
@@ -45,49 +46,80 @@ var (
 	_ provider.ProviderWithListResources = (*mobileplanProvider)(nil)
 )
 
-type mobileplanProvider struct {
-	version string
-	options
-	// deferred is set when Configure deferred: the framework then defers
-	// every plan and read, and a speed-up in front of it must too
-	// (ConfigureDeferred, seam.go).
-	deferred atomic.Bool
-	// configured is what the last Configure handed to the resources, for
-	// PlanCreate (seam.go); nil until then.
-	configured atomic.Pointer[providerData]
-	// stop is StopProvider's, which FrameworkServer serves.
-	stop stopSignal
+// NewProtocol6 returns the provider's protocol 6 server, as tf6server.Serve
+// takes it: the framework's server, which StopProvider makes stop the
+// provider's clients (protocol_server.go), behind the measured speed-ups of
+// package fastpath. Each speed-up says beside it when it can go; without
+// the two lines that compose them, the provider works the same, slower.
+func NewProtocol6(version string, opts ...Option) func() tfprotov6.ProviderServer {
+	o := newOptions(opts)
+	return func() tfprotov6.ProviderServer {
+		p := newProvider(version, o)
+		server := stopOnStopProvider(providerserver.NewProtocol6(p)(), &p.stop)
+		if o.withoutSpeedUps {
+			return server
+		}
+		p.states = &fastpath.States{}
+		return fastpath.Accelerate(server, subscriptionSpeedUps(p.planSubscriptionCreate, p.deferred.Load))
+	}
 }
 
-// New returns a constructor of the provider, as providerserver wants it.
-func New(version string, opts ...Option) func() provider.Provider {
-	var o options
+// Option changes how the provider is served, never what it does.
+type Option func(*options)
+
+type options struct {
+	now             func() time.Time // renewal's clock; the tests set it
+	stop            <-chan struct{}
+	withoutSpeedUps bool // the tests' parity run
+}
+
+func newOptions(opts []Option) options {
+	o := options{now: time.Now}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.now == nil {
-		o.now = time.Now
-	}
-	if o.states == nil {
-		o.states = frameworkStates{}
-	}
-	return func() provider.Provider {
-		p := &mobileplanProvider{version: version, options: o}
-		if o.stop != nil {
-			go func() {
-				<-o.stop
-				p.stop.stop()
-			}()
-		}
-		return p
-	}
+	return o
 }
 
-// NewProtocol6 returns the provider's protocol 6 server, as tf6server.Serve
-// takes it.
-func NewProtocol6(version string, opts ...Option) func() tfprotov6.ProviderServer {
-	newProvider := New(version, opts...)
-	return func() tfprotov6.ProviderServer { return FrameworkServer(newProvider()) }
+// StopWhen makes the provider stop as on Terraform's StopProvider once
+// stop is closed: nothing more is sent to the service, and a create
+// already sent is seen through. main.go closes it at the process's
+// interrupt, which reaches the provider in phases where Terraform sends
+// no StopProvider (process.Interrupted).
+func StopWhen(stop <-chan struct{}) Option {
+	return func(o *options) { o.stop = stop }
+}
+
+// New returns a constructor of the provider alone, as providerserver takes
+// it: what the framework serves, without what NewProtocol6 adds.
+func New(version string, opts ...Option) func() provider.Provider {
+	o := newOptions(opts)
+	return func() provider.Provider { return newProvider(version, o) }
+}
+
+type mobileplanProvider struct {
+	version string
+	now     func() time.Time
+	states  stateCodec
+	// deferred is set when Configure deferred: the framework then defers
+	// every plan and read, and the accelerator in front of it must leave
+	// them to it (subscriptionSpeedUps).
+	deferred atomic.Bool
+	// configured is what the last Configure handed to the resources, for
+	// planSubscriptionCreate; nil until then.
+	configured atomic.Pointer[providerData]
+	stop       stopSignal
+}
+
+func newProvider(version string, o options) *mobileplanProvider {
+	p := &mobileplanProvider{version: version, now: o.now, states: frameworkStates{}}
+	if o.stop != nil {
+		go func() {
+			<-o.stop
+			p.stop.stop()
+		}()
+	}
+	return p
 }
 
 func (p *mobileplanProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -166,3 +198,22 @@ func (p *mobileplanProvider) DataSources(context.Context) []func() datasource.Da
 		newSubscriptionsDataSource, newSubscriptionDataSource,
 	}
 }
+
+// planSubscriptionCreate does for the planned create of a
+// mobileplan_subscription with configuration config (a value of its
+// schema) what the resource's ModifyPlan does, the preflight of the
+// configuration Terraform gave this provider, for the accelerator that
+// plans creates in front of the framework (subscriptionSpeedUps). ok is
+// false before the provider is configured: then the framework must plan
+// it.
+func (p *mobileplanProvider) planSubscriptionCreate(ctx context.Context, config tftypes.Value) (diags diag.Diagnostics, ok bool) {
+	data := p.configured.Load()
+	if data == nil {
+		return nil, false
+	}
+	planCreate(ctx, data.run, data.preflight, tfsdk.Config{Schema: subscriptionSchema(), Raw: config}, &diags)
+	return diags, true
+}
+
+// subscriptionSchema is mobileplan_subscription's schema, made once.
+var subscriptionSchema = sync.OnceValue(subscriptionResourceSchema)

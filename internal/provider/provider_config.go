@@ -8,11 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/types"
-
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
@@ -140,15 +139,15 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	p.configured.Store(data)
 }
 
+// oneGetEach reads each subscription with its own GET.
+type oneGetEach struct{ client *client.Client }
+
+func (g oneGetEach) Subscription(ctx context.Context, id string) (*client.Subscription, error) {
+	return g.client.GetSubscription(ctx, id)
+}
+
 const tokenTrimHelp = "Remove the character: read a token file with trimspace(file(\"token.txt\")) in the configuration, or with " +
 	"export " + EnvAPIToken + "=\"$(tr -d '\\r\\n' < token.txt)\" in the shell."
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
 
 func valueOrEnv(v types.String, env string) string {
 	if !v.IsNull() && v.ValueString() != "" {

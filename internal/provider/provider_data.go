@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
@@ -22,8 +23,38 @@ type providerData struct {
 	run           *operations
 	preflight     *preflight
 	subscriptions subscriptionReader
-	states        StateCodec
+	states        stateCodec
 	now           func() time.Time
+}
+
+// subscriptionReader obtains a subscription by id, as the resource's Read
+// needs it: with one GET each (oneGetEach), or from the list's pages
+// (paged_refresh.go) while `paged_refresh` is on. Its errors are the
+// client's: IsNotFound says the subscription is gone.
+type subscriptionReader interface {
+	Subscription(ctx context.Context, id string) (*client.Subscription, error)
+}
+
+// stateCodec stores a model, a struct of tfsdk-tagged framework values, in
+// a resource's state and reads it back: what State.Set and State.Get do.
+// Get reads a plan too, as a state of the same schema whose values may be
+// unknown: what Plan.Get does. The provider's is the framework's
+// (frameworkStates), or package fastpath's, faster, where NewProtocol6
+// composes it.
+type stateCodec interface {
+	Get(ctx context.Context, state tfsdk.State, target any) diag.Diagnostics
+	Set(ctx context.Context, state *tfsdk.State, val any) diag.Diagnostics
+}
+
+// frameworkStates is the framework's State.Get and State.Set.
+type frameworkStates struct{}
+
+func (frameworkStates) Get(ctx context.Context, state tfsdk.State, target any) diag.Diagnostics {
+	return state.Get(ctx, target)
+}
+
+func (frameworkStates) Set(ctx context.Context, state *tfsdk.State, val any) diag.Diagnostics {
+	return state.Set(ctx, val)
 }
 
 // providerDataFrom takes the provider's data out of a Configure request's

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
-
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // The provider's schema, as Terraform reads it, marks what the service

@@ -2,9 +2,6 @@ package provider
 
 import (
 	"bytes"
-
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
-
 	"context"
 	"fmt"
 	"strings"
@@ -23,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // lifecycle { destroy = false } makes the CLI forget a resource instead of
@@ -64,7 +62,7 @@ func (c deleteCounter) ApplyResourceChange(ctx context.Context, req *tfprotov6.A
 // countingProvidersAt are providersAt(srv) that count into deletes.
 func countingProvidersAt(t *testing.T, srv *emulatortest.Server, deletes *atomic.Int32) map[string]func() (tfprotov6.ProviderServer, error) {
 	t.Helper()
-	server := testComposition(WithClock(func() time.Time { return time.Unix(srv.Now(), 0) }))
+	server := testComposition(withClock(func() time.Time { return time.Unix(srv.Now(), 0) }))
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		"mobileplan": func() (tfprotov6.ProviderServer, error) {
 			return deleteCounter{ProviderServer: server(), deletes: deletes}, nil

@@ -40,8 +40,8 @@ type subscriptionListConfigModel struct {
 	ExpiresBefore types.String `tfsdk:"expires_before"`
 }
 
-func (l *subscriptionListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_subscription"
+func (l *subscriptionListResource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = subscriptionTypeName
 }
 
 func (l *subscriptionListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {

@@ -1,9 +1,12 @@
 package provider
 
 import (
+	"context"
+
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
@@ -99,4 +102,21 @@ type subscriptionItemModel struct {
 func subscriptionItemModelOf(s client.Subscription) (subscriptionItemModel, diag.Diagnostics) {
 	attrs, diags := subscriptionAttrsOf(&s)
 	return subscriptionItemModel{subscriptionAttrs: attrs, RemainingAllowance: allowances.objectOf(&s.RemainingAllowance)}, diags
+}
+
+// timeoutsBlock is `timeouts { create }`: how long a create may wait before
+// its request is sent, for the service's rate limit above all. A request
+// once sent is seen through whatever the timeout, bounded by
+// request_timeout, so that nothing the service created is left out of
+// state.
+func timeoutsBlock() schema.Block {
+	block := timeouts.Block(context.Background(), timeouts.Opts{
+		Create: true,
+		CreateDescription: "How long a create may wait before its request is sent: for the service's rate limit, and for retries of a request that " +
+			"could not be sent, such as `30s` or `2h45m` (a [Go duration](https://pkg.go.dev/time#ParseDuration) in s, m or h). Default `10m`. When it runs out, nothing was sent and the error says so: applying again is safe. " +
+			"A request once sent is always seen through to its answer, bounded by the provider's `request_timeout`, so that no subscription " +
+			"the service created is left out of state.",
+	}).(schema.SingleNestedBlock)
+	block.MarkdownDescription = "Time limits of this resource's operations."
+	return block
 }

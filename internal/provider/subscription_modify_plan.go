@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -9,8 +10,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
 )
 
 // ModifyPlan decides replacement in one place, because whether the plan a
@@ -72,15 +75,31 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 	resp.Diagnostics.Append(diagnostics.ReplaceLeavesOld(at, state.ID.ValueString(), state.EsimICCID.ValueString()))
 }
 
-// planCreate is all ModifyPlan does for a create, and all it may do: a
-// short cut that plans creates without the framework calls it through
-// PlanCreate (seam.go). It runs the preflight and changes nothing in the
+// planCreate is all ModifyPlan does for a create, and all it may do: the
+// accelerator that plans creates without the framework calls it through
+// planSubscriptionCreate (subscriptionSpeedUps). It runs the preflight and changes nothing in the
 // plan. ready_for_renewal stays unknown: set here, the plan of a renewal
 // would show it unchanged (false in state, false in the new
 // subscription's plan) and hide which attribute forces the replacement.
 func planCreate(ctx context.Context, run *operations, p *preflight, config tfsdk.Config, diags *diag.Diagnostics) {
 	defer run.operation()(diags)
 	p.checkCreate(ctx, config, diags)
+}
+
+// subscriptionSpeedUps is what package fastpath's accelerator is told of
+// mobileplan_subscription: ModifyPlan leaves a plan equal to the prior
+// state as it is unless renewalPossible accepts the state, and does for a
+// create only what planCreate, called through planCreateOf (the
+// provider's, which holds its configuration), does; the provider defers
+// only from Configure, as configureDeferred (the provider's) reports.
+func subscriptionSpeedUps(planCreateOf func(ctx context.Context, config tftypes.Value) (diag.Diagnostics, bool), configureDeferred func() bool) fastpath.Resource {
+	return fastpath.Resource{
+		TypeName:          subscriptionTypeName,
+		RenewalAttributes: slices.Clone(renewalTimeAttributes),
+		RenewalPossible:   renewalPossible,
+		PlanCreate:        planCreateOf,
+		ConfigureDeferred: configureDeferred,
+	}
 }
 
 // planChanged reports whether the configuration describes another plan than

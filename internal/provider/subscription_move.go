@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -43,9 +42,6 @@ const (
 	// subscriptionsPath is the collection a restapi_object of a
 	// subscription was created in.
 	subscriptionsPath = "/v1/subscriptions"
-	// movedFromKey is the private state key of a subscription moved in and
-	// not yet found at the service; its value names the moved object.
-	movedFromKey = "moved_from"
 )
 
 func (r *subscriptionResource) MoveState(context.Context) []resource.StateMover {
@@ -134,19 +130,6 @@ func subscriptionOfAPIResponse(apiResponse, id string) (*client.Subscription, st
 		return nil, "its api_response has no eSIM, plan or state, as every subscription has"
 	}
 	return &sub, ""
-}
-
-// movedFrom is the object a subscription in state was moved from and not
-// yet found at the service since; nil for any other subscription.
-func movedFrom(ctx context.Context, private interface {
-	GetKey(context.Context, string) ([]byte, diag.Diagnostics)
-}) *diagnostics.MoveSource {
-	raw, diags := private.GetKey(ctx, movedFromKey)
-	var src diagnostics.MoveSource
-	if diags.HasError() || len(raw) == 0 || json.Unmarshal(raw, &src) != nil {
-		return nil
-	}
-	return &src
 }
 
 // isRestAPIObject reports whether a moved state is a restapi_object of the

@@ -25,8 +25,9 @@ import (
 // What moves a subscription into its window is time alone, so the plan
 // that renews it has a prior state equal to its proposed new state. A
 // shortcut that answers such plans without the framework (package fastpath)
-// must leave to it every state RenewalPossible (seam.go) accepts, whatever
-// the clock says: ModifyPlan renews only such states.
+// must leave to it every state renewalPossible accepts, whatever the clock
+// says: ModifyPlan renews only such states (subscriptionSpeedUps tells it
+// so).
 
 var (
 	earlyRenewalHoursPath = path.Root("early_renewal_hours")
@@ -34,14 +35,31 @@ var (
 	readyForRenewalPath   = path.Root("ready_for_renewal")
 )
 
+// renewalTimeAttributes are the attributes that, with the clock, decide a
+// renewal: a plan whose prior state equals its proposed one changes with
+// time alone only when renewalPossible says so of them.
+var renewalTimeAttributes = []string{earlyRenewalHoursPath.String(), expireAtPath.String()}
+
+// renewalPossible reports whether a subscription may be due for renewal at
+// some time, given which of renewalTimeAttributes are set (not null) in its
+// state: renewIfDue renews only when all of them are.
+func renewalPossible(isSet func(attribute string) bool) bool {
+	for _, name := range renewalTimeAttributes {
+		if !isSet(name) {
+			return false
+		}
+	}
+	return true
+}
+
 // renewIfDue marks the plan of an existing subscription for renewal when
 // it is due, and reports whether it did. Every plan of every subscription
 // passes here, and almost none sets early_renewal_hours: the rule
-// (RenewalPossible) asks first for early_renewal_hours in the plan, read
+// (renewalPossible) asks first for early_renewal_hours in the plan, read
 // straight from the plan's value, and nothing else, the clock included, is
 // read unless the answer can be a renewal.
 func (r *subscriptionResource) renewIfDue(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) bool {
-	possible := RenewalPossible(func(name string) bool {
+	possible := renewalPossible(func(name string) bool {
 		value := resp.Plan.Raw // early_renewal_hours is the configuration's
 		if name == expireAtPath.String() {
 			value = req.State.Raw
@@ -56,11 +74,7 @@ func (r *subscriptionResource) renewIfDue(ctx context.Context, req resource.Modi
 	diags := resp.Plan.GetAttribute(ctx, earlyRenewalHoursPath, &hours)
 	diags.Append(req.State.GetAttribute(ctx, expireAtPath, &expireAt)...)
 	diags.Append(req.State.GetAttribute(ctx, path.Root("state"), &state)...)
-	now := time.Now
-	if r.now != nil {
-		now = r.now
-	}
-	if diags.HasError() || !renewalDue(state.ValueString(), expireAt.ValueInt64(), hours.ValueInt64(), now().Unix()) {
+	if diags.HasError() || !renewalDue(state.ValueString(), expireAt.ValueInt64(), hours.ValueInt64(), r.now().Unix()) {
 		resp.Diagnostics.Append(diags...)
 		return false
 	}

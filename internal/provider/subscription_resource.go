@@ -2,14 +2,15 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -38,6 +39,10 @@ var (
 	_ resource.ResourceWithUpgradeState     = (*subscriptionResource)(nil)
 )
 
+// subscriptionTypeName is the resource's type name, and its list
+// resource's.
+const subscriptionTypeName = "mobileplan_subscription"
+
 func newSubscriptionResource() resource.Resource { return &subscriptionResource{} }
 
 type subscriptionResource struct {
@@ -45,12 +50,12 @@ type subscriptionResource struct {
 	run           *operations
 	preflight     *preflight
 	subscriptions subscriptionReader
-	states        StateCodec
+	states        stateCodec
 	now           func() time.Time // renewal's clock
 }
 
-func (r *subscriptionResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_subscription"
+func (r *subscriptionResource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = subscriptionTypeName
 }
 
 func (r *subscriptionResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -129,23 +134,6 @@ func subscriptionResourceSchema() schema.Schema {
 			"timeouts": timeoutsBlock(),
 		},
 	}
-}
-
-// timeoutsBlock is `timeouts { create }`: how long a create may wait before
-// its request is sent, for the service's rate limit above all. A request
-// once sent is seen through whatever the timeout, bounded by
-// request_timeout, so that nothing the service created is left out of
-// state.
-func timeoutsBlock() schema.Block {
-	block := timeouts.Block(context.Background(), timeouts.Opts{
-		Create: true,
-		CreateDescription: "How long a create may wait before its request is sent: for the service's rate limit, and for retries of a request that " +
-			"could not be sent, such as `30s` or `2h45m` (a [Go duration](https://pkg.go.dev/time#ParseDuration) in s, m or h). Default `10m`. When it runs out, nothing was sent and the error says so: applying again is safe. " +
-			"A request once sent is always seen through to its answer, bounded by the provider's `request_timeout`, so that no subscription " +
-			"the service created is left out of state.",
-	}).(schema.SingleNestedBlock)
-	block.MarkdownDescription = "Time limits of this resource's operations."
-	return block
 }
 
 // defaultCreateTimeout is the create's bound when timeouts.create is unset:
@@ -332,4 +320,22 @@ func (r *subscriptionResource) Delete(ctx context.Context, req resource.DeleteRe
 	var state subscriptionResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	resp.Diagnostics.Append(diagnostics.StillAtService(state.ID.ValueString(), state.EsimICCID.ValueString()))
+}
+
+// movedFromKey is the private state key of a subscription moved in
+// (subscription_move.go) and not yet found at the service; its value names
+// the moved object.
+const movedFromKey = "moved_from"
+
+// movedFrom is the object a subscription in state was moved from and not
+// yet found at the service since; nil for any other subscription.
+func movedFrom(ctx context.Context, private interface {
+	GetKey(context.Context, string) ([]byte, diag.Diagnostics)
+}) *diagnostics.MoveSource {
+	raw, diags := private.GetKey(ctx, movedFromKey)
+	var src diagnostics.MoveSource
+	if diags.HasError() || len(raw) == 0 || json.Unmarshal(raw, &src) != nil {
+		return nil
+	}
+	return &src
 }

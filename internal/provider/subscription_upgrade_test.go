@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // testdata/schema-v0 is a state written by the previous release: Terraform

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -82,3 +83,12 @@ var rfc3339Timestamp = parsedString{"must be an RFC 3339 timestamp such as 2026-
 	}
 	return nil
 }}
+
+// capitalize is s with its first letter upper case, as a diagnostic's
+// sentence starts.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,8 +1,9 @@
 // The generic REST provider (Mastercard/terraform-provider-restapi),
 // pinned, built from source through the Go module proxy so that the tests
 // of the move from its restapi_object to mobileplan_subscription apply
-// with the provider users move from (see GNUmakefile, RESTAPI). A module
-// of its own keeps its dependencies out of the provider's go.mod.
+// with the provider users move from (internal/provider/acctest builds it
+// once per test binary: genericRESTProviderDir). A module of its own keeps
+// its dependencies out of the provider's go.mod.
 module github.com/mobileplan/terraform-provider-mobileplan/tools/restapi
 
 go 1.25.8

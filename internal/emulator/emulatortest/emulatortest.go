@@ -1,5 +1,7 @@
-// Package emulatortest starts an in-process emulator on a loopback port for
-// one test and stops it when the test ends.
+// Package emulatortest starts an emulator for one test and stops it when
+// the test ends: on a loopback port (Start, StartTLS), or reached without a
+// socket through an in-process transport (StartInProcess), whose requests
+// run in the caller's goroutine, as a testing/synctest bubble needs.
 package emulatortest
 
 import (

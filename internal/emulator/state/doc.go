@@ -30,7 +30,8 @@
 //   - batch.go: what one change writes to the file;
 //   - open.go: opening a state file, from the checks to the records read
 //     back, and migrating the earlier JSON format;
-//   - tx.go: the transactions, ReadTx and Tx;
+//   - read_tx.go: the read transaction, ReadTx;
+//   - tx.go: the write transaction, Tx;
 //   - errors.go: the errors a caller may test for;
 //   - store.go: Store, its Options, and the group commit.
 //

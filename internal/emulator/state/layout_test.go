@@ -16,7 +16,7 @@ import (
 
 // maxFileLines bounds a file: a file is one concept of the package, and a
 // concept that outgrows it is two.
-const maxFileLines = 450
+const maxFileLines = 350
 
 // fileUses are the package's non-test files and, for each, the other files
 // whose declarations (package-level names, methods and fields) it uses.

@@ -9,32 +9,32 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
 )
 
-// createPlan answers the plan of a new mobileplan_subscription (no prior
-// state) without the framework. The framework would decode the
+// createPlan answers the plan of a new resource r (no prior state) without
+// the framework. The framework would decode the
 // configuration and the proposed state, walk every attribute three times
 // (defaults, write-only attributes, plan modifiers, each looking every
 // path up in the schema and setting the value back into the plan), call
 // ModifyPlan, and encode the result: about 5,000 allocations per create,
-// twice in an apply (its plan, and the re-plan before the create). For
-// this resource, with no prior state:
+// twice in an apply (its plan, and the re-plan before the create), for
+// mobileplan_subscription. For a resource that keeps these rules, with no
+// prior state:
 //   - no attribute has a default or is write-only, so those walks change
 //     nothing;
 //   - every computed attribute null in the configuration becomes unknown
 //     (the framework's MarkComputedNilsAsUnknown), and nothing else changes:
 //     the only plan modifier, UseStateForUnknown, changes nothing without a
 //     prior state;
-//   - ModifyPlan runs the preflight and changes nothing in the plan
-//     (provider.PlanCreate, which this calls for the diagnostics);
+//   - ModifyPlan changes nothing in the plan (r.PlanCreate, which this
+//     calls for the diagnostics, does what it does);
 //   - the provider defers only from Configure, whose deferral sends every
 //     plan to the framework (PlanResourceChange), and sets no private state;
 //   - the planned identity is the prior one Terraform sent, or a null one.
 //
 // The rules about modifiers, defaults and deferral are the tests that
-// guard unchangedPlan (unchanged_plan_rules_test.go);
+// guard unchangedPlan (for mobileplan_subscription,
+// provider/fastpath_rules_test.go);
 // TestCreatePlan_sameAsFramework compares both answers on many
 // configurations, preflight findings included. Anything else (a prior
 // state, private state, provider_meta, a schema of another shape, a
@@ -43,18 +43,18 @@ import (
 // Delete this fast path once the framework plans a create without walking
 // every attribute: then BenchmarkProtocol's plan_create_framework_only
 // costs about what plan_create does.
-func (s *protocolServer) createPlan(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
-	if req.TypeName != subscriptionType || len(req.PriorPrivate) > 0 || req.Config == nil || req.ProposedNewState == nil ||
+func (s *protocolServer) createPlan(ctx context.Context, r *resource, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
+	if r.PlanCreate == nil || len(req.PriorPrivate) > 0 || req.Config == nil || req.ProposedNewState == nil ||
 		(req.ProviderMeta != nil && (len(req.ProviderMeta.MsgPack) > 0 || len(req.ProviderMeta.JSON) > 0)) ||
 		(req.PriorState != nil && !isMsgPackNil(req.PriorState.MsgPack)) {
 		return nil, false
 	}
-	s.createOnce.Do(func() { s.creates = s.createPlannerOf(ctx) })
-	c := s.creates
+	r.createOnce.Do(func() { r.creates = s.createPlannerOf(ctx, r.TypeName) })
+	c := r.creates
 	if c == nil {
 		return nil, false
 	}
-	identity, ok := s.plannedIdentity(ctx, req.PriorIdentity)
+	identity, ok := s.plannedIdentity(ctx, r, req.PriorIdentity)
 	if !ok {
 		return nil, false
 	}
@@ -74,7 +74,7 @@ func (s *protocolServer) createPlan(ctx context.Context, req *tfprotov6.PlanReso
 	if err != nil {
 		return nil, false
 	}
-	diags, ok := provider.PlanCreate(ctx, s.provider, config)
+	diags, ok := r.PlanCreate(ctx, config)
 	if !ok {
 		return nil, false
 	}
@@ -98,12 +98,12 @@ type createPlanner struct {
 // shape createPlan does not handle (nested attributes or blocks other than
 // single ones, write-only attributes, dynamic types), which leaves creates
 // to the framework.
-func (s *protocolServer) createPlannerOf(ctx context.Context) *createPlanner {
+func (s *protocolServer) createPlannerOf(ctx context.Context, typeName string) *createPlanner {
 	resp, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil || resp == nil || len(resp.Diagnostics) > 0 || resp.ResourceSchemas[subscriptionType] == nil {
+	if err != nil || resp == nil || len(resp.Diagnostics) > 0 || resp.ResourceSchemas[typeName] == nil {
 		return nil
 	}
-	schema := resp.ResourceSchemas[subscriptionType]
+	schema := resp.ResourceSchemas[typeName]
 	typ, ok := schema.ValueType().(tftypes.Object)
 	if !ok {
 		return nil

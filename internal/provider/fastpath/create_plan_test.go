@@ -1,4 +1,4 @@
-package fastpath
+package fastpath_test
 
 import (
 	"context"
@@ -15,17 +15,18 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
 )
 
 // frameworkPlans counts the plans a wrapper leaves to the framework.
 type frameworkPlans struct {
-	frameworkServer
+	fastpath.FrameworkServer
 	n int
 }
 
 func (f *frameworkPlans) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	f.n++
-	return f.frameworkServer.PlanResourceChange(ctx, req)
+	return f.FrameworkServer.PlanResourceChange(ctx, req)
 }
 
 // TestCreatePlan_sameAsFramework is the proof of createPlan: the plans of
@@ -41,10 +42,10 @@ func TestCreatePlan_sameAsFramework(t *testing.T) {
 	dataset := emulator.DefaultDataset(emulator.DefaultPlans, 12)
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &dataset})
 	framework := acctest.NewProtoHarness(t, providerserver.NewProtocol6(provider.New("test")())(), srv)
-	served := acctest.NewProtoHarness(t, NewProtocol6("test")(), srv)
-	wrapper := served.Server.(*protocolServer)
-	counted := &frameworkPlans{frameworkServer: wrapper.frameworkServer}
-	wrapper.frameworkServer = counted
+	served := acctest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
+	wrapper := served.Server.(*fastpath.ProtocolServer)
+	counted := &frameworkPlans{FrameworkServer: *wrapper.Framework()}
+	*wrapper.Framework() = counted
 
 	h := served
 	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
@@ -72,9 +73,9 @@ func TestCreatePlan_sameAsFramework(t *testing.T) {
 			"timeouts": unknown("timeouts")}),
 		h.Object(nil),
 	)
-	rng := rand.New(rand.NewPCG(36, 1)) //nolint:gosec // test data, reproducible
+	rng := rand.New(rand.NewPCG(36, 1))
 	for range 100 {
-		if v := randomValue(rng, h.Type, true); !v.IsNull() && v.IsKnown() {
+		if v := acctest.RandomValue(rng, h.Type, true); !v.IsNull() && v.IsKnown() {
 			configs = append(configs, v)
 		}
 	}
@@ -91,7 +92,7 @@ func TestCreatePlan_sameAsFramework(t *testing.T) {
 	findings := map[string]int{}
 	for i, config := range configs {
 		req := func(h *acctest.ProtoHarness) *tfprotov6.PlanResourceChangeRequest {
-			r := &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType, Config: h.DV(t, config),
+			r := &tfprotov6.PlanResourceChangeRequest{TypeName: acctest.SubscriptionType, Config: h.DV(t, config),
 				PriorState: h.DV(t, tftypes.NewValue(h.Type, nil)), ProposedNewState: h.DV(t, config)}
 			switch i % 3 {
 			case 1:
@@ -139,7 +140,7 @@ func TestCreatePlan_eachServerItsOwnConfiguration(t *testing.T) {
 	t.Parallel()
 	empty := emulator.DefaultDataset(emulator.DefaultPlans, 0)
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &empty})
-	factory := NewProtocol6("test")
+	factory := provider.NewProtocol6("test")
 	checked := acctest.NewProtoHarness(t, factory(), srv)
 	settings := acctest.EmulatorSettings(srv)
 	settings["preflight"] = "off"
@@ -147,7 +148,7 @@ func TestCreatePlan_eachServerItsOwnConfiguration(t *testing.T) {
 		t.Fatal(acctest.DiagText(diags))
 	}
 	config := checked.DV(t, checked.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
-	resp, err := checked.Server.PlanResourceChange(context.Background(), &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType,
+	resp, err := checked.Server.PlanResourceChange(context.Background(), &tfprotov6.PlanResourceChangeRequest{TypeName: acctest.SubscriptionType,
 		Config: config, PriorState: checked.DV(t, tftypes.NewValue(checked.Type, nil)), ProposedNewState: config})
 	if err != nil {
 		t.Fatal(err)

@@ -1,33 +1,93 @@
-// Package fastpath holds the provider's measured speed-ups, each with the
-// tests that prove it changes nothing but the cost:
+// Package fastpath holds measured speed-ups of a terraform-plugin-framework
+// provider, each with the tests that prove it changes nothing but the
+// cost:
 //
-//   - Protocol: a protocol server in front of the framework's that
+//   - Accelerate: a protocol server in front of the framework's that
 //     remembers configurations found valid and answers unchanged plans
-//     (protocol.go) and plans of creates (create_plan.go) of
-//     mobileplan_subscription itself;
+//     (protocol.go) and plans of creates (create_plan.go) of the resources
+//     it is told about, itself;
 //   - States: State.Set and State.Get without the framework's reflection
 //     (state_codec.go).
 //
-// The provider works without either: main.go composes both with
-// NewProtocol6, and provider.NewProtocol6 in its place serves the provider
-// alone, slower (the paged refresh, which changes which requests are sent,
-// is the provider's own, behind `paged_refresh`). What this package needs
-// to know of the provider (the resource's type name, the attributes a
-// renewal depends on, the renewal rule, what ModifyPlan does for a create)
-// it reads from the provider's seam (provider/seam.go). Each speed-up says
-// beside it when it can be deleted, and which benchmark shows it;
-// `make bench` measures each against the provider without it.
+// It knows no provider: what it must know of a resource, the provider
+// declares in a Resource, and the provider composes both
+// (provider.NewProtocol6). Without them the provider works the same,
+// slower. Each speed-up says beside it when it can be deleted, and which
+// benchmark shows it; `make bench` measures each against the provider
+// without it.
 package fastpath
 
 import (
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"context"
+	"slices"
 
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// NewProtocol6 is provider.NewProtocol6 with every speed-up of this
-// package; opts come after them, and may replace them.
-func NewProtocol6(version string, opts ...provider.Option) func() tfprotov6.ProviderServer {
-	all := append([]provider.Option{provider.WithStateCodec(&States{})}, opts...)
-	return Protocol(provider.New(version, all...))
+// Resource is what the accelerator must be told of a resource to answer
+// its plans without the framework. The provider declares it beside the
+// rules it describes; the rules' own tests, in the provider, check that the
+// resource keeps them.
+type Resource struct {
+	// TypeName is the resource's type name.
+	TypeName string
+	// RenewalAttributes are the top-level attributes that, with the clock,
+	// can make a plan whose prior state equals its proposed one change:
+	// the only ones the accelerator reads of such a state.
+	RenewalAttributes []string
+	// RenewalPossible reports whether a state may be due for a change of
+	// time alone, given which RenewalAttributes are set (not null) in it.
+	// Plans of states it accepts are the framework's.
+	RenewalPossible func(isSet func(attribute string) bool) bool
+	// PlanCreate does for the planned create of the resource with
+	// configuration config (a value of its schema) what its ModifyPlan
+	// does, which must change nothing in the plan; ok is false when the
+	// framework must plan it, as before the provider is configured.
+	PlanCreate func(ctx context.Context, config tftypes.Value) (diags diag.Diagnostics, ok bool)
+	// ConfigureDeferred reports whether the provider's Configure deferred:
+	// the framework then defers every plan, so the accelerator leaves them
+	// all to it. Nil: the provider never defers.
+	ConfigureDeferred func() bool
+}
+
+// Accelerate returns server with the speed-ups of this package in front of
+// it for resources. A server without every optional service of the
+// framework's is returned as it is: wrapping it would hide the ones it
+// has.
+func Accelerate(server tfprotov6.ProviderServer, resources ...Resource) tfprotov6.ProviderServer {
+	full, ok := server.(frameworkServer)
+	if !ok {
+		return server
+	}
+	s := &protocolServer{frameworkServer: full, resources: map[string]*resource{}}
+	for _, r := range resources {
+		s.resources[r.TypeName] = &resource{Resource: r, renewalPossibleBySet: renewalTable(r)}
+	}
+	return s
+}
+
+// maxRenewalAttributes bounds the attributes whose every combination
+// renewalTable asks RenewalPossible about.
+const maxRenewalAttributes = 12
+
+// renewalTable is r.RenewalPossible's answer for each combination of its
+// RenewalAttributes set: at index set, bit i for RenewalAttributes[i]. The
+// rule reads nothing else, so it is asked once here rather than on every
+// unchanged plan, where calling it would cost an allocation each time. nil
+// when r has none or too many: then every state counts as possible.
+func renewalTable(r Resource) []bool {
+	n := len(r.RenewalAttributes)
+	if r.RenewalPossible == nil || n == 0 || n > maxRenewalAttributes {
+		return nil
+	}
+	table := make([]bool, 1<<n)
+	for set := range table {
+		table[set] = r.RenewalPossible(func(name string) bool {
+			i := slices.Index(r.RenewalAttributes, name)
+			return i >= 0 && set&(1<<i) != 0
+		})
+	}
+	return table
 }

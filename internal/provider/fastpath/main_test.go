@@ -1,4 +1,4 @@
-package fastpath
+package fastpath_test
 
 import (
 	"os"

@@ -6,34 +6,11 @@ import (
 	"slices"
 	"sync"
 
-	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/vmihailenco/msgpack/v5"
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
-
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
 )
-
-// Protocol returns the protocol 6 server of the provider p makes, as
-// tf6server.Serve takes it: the framework's, with the validation cache and
-// the answers to unchanged plans and to plans of creates in front of it.
-func Protocol(p func() fwprovider.Provider) func() tfprotov6.ProviderServer {
-	return func() tfprotov6.ProviderServer {
-		// A provider of its own for each server: createPlan asks it for
-		// the configuration this server's Terraform gave, as the
-		// framework's server keeps its own.
-		prov := p()
-		s := provider.FrameworkServer(prov)
-		full, ok := s.(frameworkServer)
-		if !ok {
-			// A framework whose server lacks an optional service: wrapping
-			// it would hide the ones it has, so it is served as it is.
-			return s
-		}
-		return &protocolServer{frameworkServer: full, provider: prov}
-	}
-}
 
 // frameworkServer is every service the framework's server offers, the
 // optional ones (list resources, actions, state stores) included: the
@@ -46,28 +23,29 @@ type frameworkServer interface {
 	tfprotov6.StateStoreServer
 }
 
-// subscriptionType is the type name of the resource unchangedPlan answers for.
-const subscriptionType = provider.SubscriptionTypeName
-
-// renewalAttributes are the provider's RenewalTimeAttributes: the state's
-// keys renewalPossible looks at.
-var renewalAttributes = provider.RenewalTimeAttributes()
-
 type protocolServer struct {
 	frameworkServer
-	provider fwprovider.Provider // the one the framework serves
-
-	createOnce sync.Once
-	creates    *createPlanner // nil: creates are the framework's
-
-	identityOnce sync.Once
-	identity     identityInfo // mobileplan_subscription's
+	resources map[string]*resource // by type name
 
 	validMu sync.Mutex
 	valid   map[validationKey]struct{} // see ValidateResourceConfig
 }
 
+// resource is a Resource and what the server learns of it from the
+// framework, once.
+type resource struct {
+	Resource
+	renewalPossibleBySet []bool // renewalTable's
+
+	createOnce sync.Once
+	creates    *createPlanner // nil: creates are the framework's
+
+	identityOnce sync.Once
+	identity     identityInfo
+}
+
 type validationKey struct {
+	typeName       string
 	config         string // msgpack
 	writeOnlyAllow bool
 }
@@ -76,14 +54,15 @@ type validationKey struct {
 // hundred bytes each.
 const maxValidConfigs = 1024
 
-// ValidateResourceConfig remembers the mobileplan_subscription
-// configurations the framework found valid, and answers a configuration it
-// has seen valid again without it. Terraform validates every instance of a
-// resource, so `count = 500` of the same subscription is 500 identical
-// validations, each an attribute walk, a tenth of the provider's CPU time
-// in a refreshing plan. Validation of this resource is a pure
-// function of the configuration: its validators (ExactlyOneOf,
-// LengthAtLeast, AtLeast) read nothing else, so the answer is the same.
+// ValidateResourceConfig remembers the configurations of the resources it
+// was told about that the framework found valid, and answers a
+// configuration it has seen valid again without it. Terraform validates
+// every instance of a resource, so `count = 500` of the same subscription
+// is 500 identical validations, each an attribute walk, a tenth of the
+// provider's CPU time in a refreshing plan. Validation of such a resource
+// must be a pure function of the configuration, as validators that read
+// nothing else (ExactlyOneOf, LengthAtLeast, AtLeast) are, so the answer
+// is the same.
 // Only answers without diagnostics are remembered: the framework's are
 // given for anything else.
 //
@@ -92,10 +71,10 @@ const maxValidConfigs = 1024
 // validation costs about what a lookup here does: then BenchmarkProtocol's
 // validate_framework_only costs about what validate does.
 func (s *protocolServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
-	if req.TypeName != subscriptionType || req.Config == nil || len(req.Config.MsgPack) == 0 {
+	if s.resources[req.TypeName] == nil || req.Config == nil || len(req.Config.MsgPack) == 0 {
 		return s.frameworkServer.ValidateResourceConfig(ctx, req)
 	}
-	key := validationKey{config: string(req.Config.MsgPack)}
+	key := validationKey{typeName: req.TypeName, config: string(req.Config.MsgPack)}
 	if req.ClientCapabilities != nil {
 		key.writeOnlyAllow = req.ClientCapabilities.WriteOnlyAttributesAllowed
 	}
@@ -130,41 +109,43 @@ type identityInfo struct {
 }
 
 func (s *protocolServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	if provider.ConfigureDeferred(s.provider) {
-		// The framework defers every plan of a deferred provider; the
-		// fast paths below would answer some without.
-		return s.frameworkServer.PlanResourceChange(ctx, req)
-	}
-	if resp, ok := s.unchangedPlan(ctx, req); ok {
-		return resp, nil
-	}
-	if resp, ok := s.createPlan(ctx, req); ok {
-		return resp, nil
+	// The framework defers every plan of a provider whose Configure
+	// deferred; the fast paths would answer some without.
+	if r := s.resources[req.TypeName]; r != nil && (r.ConfigureDeferred == nil || !r.ConfigureDeferred()) {
+		if resp, ok := s.unchangedPlan(ctx, r, req); ok {
+			return resp, nil
+		}
+		if resp, ok := s.createPlan(ctx, r, req); ok {
+			return resp, nil
+		}
 	}
 	return s.frameworkServer.PlanResourceChange(ctx, req)
 }
 
-// unchangedPlan answers the plan of a mobileplan_subscription whose proposed
-// new state is byte for byte its prior state, the plan of every resource in
-// a refresh-and-plan that finds no change, without the framework. The
+// unchangedPlan answers the plan of a resource r whose proposed new state
+// is byte for byte its prior state, the plan of every resource in a
+// refresh-and-plan that finds no change, without the framework. The
 // framework would decode config, prior and proposed state, walk every
 // attribute three times (defaults, write-only attributes, plan modifiers)
 // and encode the result again, which was a third of the provider's CPU
-// time in such a plan, to return what it was given, because for this
-// resource, with prior state equal to the proposed one:
+// time in such a plan of mobileplan_subscription, to return what it was
+// given, because for a resource that keeps these rules, with prior state
+// equal to the proposed one:
 //   - no attribute has a default or is write-only, so those walks change nothing;
 //   - computed attributes are marked unknown only when the two differ;
 //   - every attribute plan modifier is UseStateForUnknown, which changes a
 //     value only when the plan's is unknown, and then to the state's, the same;
-//   - ModifyPlan returns at once when they are equal, unless the
-//     subscription may be due for renewal: time alone makes it due, so
-//     states with early_renewal_hours and expire_at set (renewalPossible)
-//     are the framework's, as is the clock ModifyPlan compares them with;
-//   - the provider defers only from Configure (PlanResourceChange then
-//     leaves every plan to the framework), and sets no private state.
+//   - ModifyPlan returns at once when they are equal, unless time alone
+//     may change the plan, as it makes a subscription due for renewal: the
+//     states r.RenewalPossible accepts are the framework's, as is the clock
+//     ModifyPlan compares them with;
+//   - the provider defers only from Configure (r.ConfigureDeferred: then
+//     PlanResourceChange leaves every plan to the framework), and sets no
+//     private state.
 //
-// Each rule is a test (unchanged_plan_rules_test.go) that fails on a change
-// to the resource breaking it, and TestUnchangedPlan_sameAsFramework
+// Each rule is a test of the provider that declares the resource (for
+// mobileplan_subscription, provider/fastpath_rules_test.go) that fails on a
+// change to the resource breaking it, and TestUnchangedPlan_sameAsFramework
 // compares both answers on many states. A schema version and state
 // upgraders do not matter: Terraform upgrades and refreshes the state before
 // it plans, so the prior state here is always of the current schema.
@@ -174,33 +155,33 @@ func (s *protocolServer) PlanResourceChange(ctx context.Context, req *tfprotov6.
 // an unchanged plan itself without decoding and walking the states: then
 // BenchmarkProtocol's plan_no_change_framework_only costs about what
 // plan_no_change does.
-func (s *protocolServer) unchangedPlan(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
-	if req.TypeName != subscriptionType || req.PriorState == nil || req.ProposedNewState == nil || len(req.PriorPrivate) > 0 {
+func (s *protocolServer) unchangedPlan(ctx context.Context, r *resource, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
+	if req.PriorState == nil || req.ProposedNewState == nil || len(req.PriorPrivate) > 0 {
 		return nil, false
 	}
 	prior, proposed := req.PriorState.MsgPack, req.ProposedNewState.MsgPack
-	if len(prior) == 0 || isMsgPackNil(prior) || !bytes.Equal(prior, proposed) || renewalPossible(prior) {
+	if len(prior) == 0 || isMsgPackNil(prior) || !bytes.Equal(prior, proposed) || r.renewalPossible(prior) {
 		return nil, false
 	}
-	identity, ok := s.plannedIdentity(ctx, req.PriorIdentity)
+	identity, ok := s.plannedIdentity(ctx, r, req.PriorIdentity)
 	if !ok {
 		return nil, false
 	}
 	return &tfprotov6.PlanResourceChangeResponse{PlannedState: req.PriorState, PlannedIdentity: identity}, true
 }
 
-// plannedIdentity is the identity a plan of a subscription answers: the
+// plannedIdentity is the identity a plan of r answers: the
 // prior one, or the null identity when there is none yet; false when the
 // framework must answer, as the identity schema is unknown, or an identity
 // came for a resource without one (the framework reports that as an
 // error; let it).
-func (s *protocolServer) plannedIdentity(ctx context.Context, prior *tfprotov6.ResourceIdentityData) (*tfprotov6.ResourceIdentityData, bool) {
-	s.identityOnce.Do(func() { s.identity = s.identityOf(ctx, subscriptionType) })
+func (s *protocolServer) plannedIdentity(ctx context.Context, r *resource, prior *tfprotov6.ResourceIdentityData) (*tfprotov6.ResourceIdentityData, bool) {
+	r.identityOnce.Do(func() { r.identity = s.identityOf(ctx, r.TypeName) })
 	switch {
-	case !s.identity.known, prior != nil && !s.identity.has:
+	case !r.identity.known, prior != nil && !r.identity.has:
 		return nil, false
 	case prior == nil:
-		return s.identity.null, true
+		return r.identity.null, true
 	}
 	return prior, true
 }
@@ -225,13 +206,16 @@ func (s *protocolServer) identityOf(ctx context.Context, typeName string) identi
 	return identityInfo{known: true, has: true, null: &tfprotov6.ResourceIdentityData{IdentityData: &dv}}
 }
 
-// renewalPossible reports whether a state of mobileplan_subscription, as
-// msgpack, may be due for renewal at some time: the provider's
-// RenewalPossible, told which of its renewalAttributes are set. It reads
-// only the top-level keys and skips every value, so the unchanged plans it
-// lets through cost no decoding of the state. Anything it cannot read
-// counts as possible.
-func renewalPossible(state []byte) bool {
+// renewalPossible reports whether a state of r, as msgpack, may be due for
+// renewal at some time: r.RenewalPossible, told which of its
+// RenewalAttributes are set (renewalTable). It reads only the top-level
+// keys and skips every value, so the unchanged plans it lets through cost
+// no decoding of the state. Anything it cannot read counts as possible, as
+// does every state of a resource without a table.
+func (r *resource) renewalPossible(state []byte) bool {
+	if r.renewalPossibleBySet == nil {
+		return true
+	}
 	dec := msgpack.GetDecoder()
 	defer msgpack.PutDecoder(dec)
 	dec.Reset(bytes.NewReader(state))
@@ -239,13 +223,13 @@ func renewalPossible(state []byte) bool {
 	if err != nil || n < 0 {
 		return true
 	}
-	var set uint64 // bit i: renewalAttributes[i] is set
+	set := 0 // bit i: RenewalAttributes[i] is set
 	for range n {
 		key, err := dec.DecodeString()
 		if err != nil {
 			return true
 		}
-		if i := slices.Index(renewalAttributes, key); i >= 0 {
+		if i := slices.Index(r.RenewalAttributes, key); i >= 0 {
 			code, err := dec.PeekCode()
 			if err != nil {
 				return true
@@ -258,8 +242,5 @@ func renewalPossible(state []byte) bool {
 			return true
 		}
 	}
-	return provider.RenewalPossible(func(name string) bool {
-		i := slices.Index(renewalAttributes, name)
-		return i >= 0 && set&(1<<i) != 0
-	})
+	return r.renewalPossibleBySet[set]
 }

@@ -1,9 +1,6 @@
-package fastpath
+package fastpath_test
 
 import (
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
-
 	"bytes"
 	"context"
 	"testing"
@@ -15,6 +12,8 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // BenchmarkProtocol measures, per subscription, the calls a refreshing plan
@@ -25,7 +24,7 @@ import (
 func BenchmarkProtocol(b *testing.B) {
 	srv := emulatortest.Start(b, emulator.Options{})
 	sub := acctest.CreateAt(b, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
-	server := NewProtocol6("bench")()
+	server := provider.NewProtocol6("bench")()
 	h := acctest.NewProtoHarness(b, server, srv)
 	framework := acctest.NewProtoHarness(b, providerserver.NewProtocol6(provider.New("bench")())(), srv).Server
 	prior := h.Read(b, h.Object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, sub.ID)}))
@@ -54,7 +53,7 @@ func BenchmarkProtocol(b *testing.B) {
 	}
 
 	runEach(map[string]tfprotov6.ProviderServer{"validate": server, "validate_framework_only": framework}, func(s tfprotov6.ProviderServer) ([]*tfprotov6.Diagnostic, error) {
-		resp, err := s.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionType, Config: config})
+		resp, err := s.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: acctest.SubscriptionType, Config: config})
 		return resp.Diagnostics, err
 	})
 	b.Run("upgrade", func(b *testing.B) {
@@ -65,22 +64,22 @@ func BenchmarkProtocol(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		version := schemas.ResourceSchemas[subscriptionType].Version
+		version := schemas.ResourceSchemas[acctest.SubscriptionType].Version
 		b.ReportAllocs()
 		for b.Loop() {
-			resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: subscriptionType, Version: version, RawState: raw})
+			resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: acctest.SubscriptionType, Version: version, RawState: raw})
 			check(b, resp.Diagnostics, err)
 		}
 	})
 	// The provider without this package, configured like h: the anchor of
 	// each speed-up.
-	plain := acctest.NewProtoHarness(b, provider.NewProtocol6("bench")(), srv).Server
+	plain := acctest.NewProtoHarness(b, providerserver.NewProtocol6(provider.New("bench")())(), srv).Server
 	runEach(map[string]tfprotov6.ProviderServer{"read": server, "read_without_fastpath": plain}, func(s tfprotov6.ProviderServer) ([]*tfprotov6.Diagnostic, error) {
-		resp, err := s.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: subscriptionType, CurrentState: priorDV})
+		resp, err := s.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: acctest.SubscriptionType, CurrentState: priorDV})
 		return resp.Diagnostics, err
 	})
 	runEach(map[string]tfprotov6.ProviderServer{"plan_no_change": server, "plan_no_change_framework_only": framework}, func(s tfprotov6.ProviderServer) ([]*tfprotov6.Diagnostic, error) {
-		resp, err := s.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType,
+		resp, err := s.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: acctest.SubscriptionType,
 			Config: config, PriorState: priorDV, ProposedNewState: proposedDV})
 		return resp.Diagnostics, err
 	})
@@ -88,7 +87,7 @@ func BenchmarkProtocol(b *testing.B) {
 	// one: its diagnostics are part of the answer, on both servers.
 	null := h.DV(b, tftypes.NewValue(h.Type, nil))
 	runEach(map[string]tfprotov6.ProviderServer{"plan_create": server, "plan_create_framework_only": framework}, func(s tfprotov6.ProviderServer) ([]*tfprotov6.Diagnostic, error) {
-		_, err := s.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType,
+		_, err := s.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: acctest.SubscriptionType,
 			Config: config, PriorState: null, ProposedNewState: createPlan})
 		return nil, err
 	})

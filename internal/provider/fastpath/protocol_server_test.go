@@ -1,4 +1,4 @@
-package fastpath
+package fastpath_test
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
 )
 
 // TestUnchangedPlan_sameAsFramework is the proof of unchangedPlan: on many
@@ -32,13 +33,13 @@ func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{})
 	framework := acctest.NewProtoHarness(t, providerserver.NewProtocol6(provider.New("test")())(), srv)
-	served := acctest.NewProtoHarness(t, NewProtocol6("test")(), srv)
-	wrapper := served.Server.(*protocolServer)
+	served := acctest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
+	wrapper := served.Server.(*fastpath.ProtocolServer)
 
 	states := lifecycleStates(t, srv, served)
-	rng := rand.New(rand.NewPCG(15, 2)) //nolint:gosec // test data, reproducible
+	rng := rand.New(rand.NewPCG(15, 2))
 	for len(states) < 200 {
-		if v := randomValue(rng, served.Type, false); !v.IsNull() {
+		if v := acctest.RandomValue(rng, served.Type, false); !v.IsNull() {
 			states = append(states, v)
 		}
 	}
@@ -47,8 +48,8 @@ func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 	identityType := identityType(t, served.Server)
 	for i, state := range states {
 		configs := []tftypes.Value{
-			configOf(served, state),
-			randomValue(rng, served.Type, true),
+			served.ConfigOf(state),
+			acctest.RandomValue(rng, served.Type, true),
 			served.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)}),
 		}
 		var id string
@@ -70,7 +71,7 @@ func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 					// encodes once.
 					req := func(h *acctest.ProtoHarness) *tfprotov6.PlanResourceChangeRequest {
 						prior := h.DV(t, state)
-						r := &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType, Config: h.DV(t, config),
+						r := &tfprotov6.PlanResourceChangeRequest{TypeName: acctest.SubscriptionType, Config: h.DV(t, config),
 							PriorState: prior, ProposedNewState: &tfprotov6.DynamicValue{MsgPack: bytes.Clone(prior.MsgPack)},
 							ClientCapabilities: &tfprotov6.PlanResourceChangeClientCapabilities{DeferralAllowed: deferral}}
 						if identity != nil {
@@ -78,10 +79,10 @@ func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 						}
 						return r
 					}
-					if renewalPossible(req(served).PriorState.MsgPack) {
+					if wrapper.RenewalPossible(acctest.SubscriptionType, req(served).PriorState.MsgPack) {
 						// Possibly due for renewal: the framework's
 						// (TestUnchangedPlan_neverHidesARenewal).
-						if _, ok := wrapper.unchangedPlan(ctx, req(served)); ok {
+						if _, ok := wrapper.UnchangedPlan(ctx, req(served)); ok {
 							t.Fatalf("identity %d: the wrapper answered a plan that may renew", k)
 						}
 						continue
@@ -90,7 +91,7 @@ func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if _, ok := wrapper.unchangedPlan(ctx, req(served)); !ok {
+					if _, ok := wrapper.UnchangedPlan(ctx, req(served)); !ok {
 						t.Fatalf("identity %d deferral %t: the wrapper left an unchanged plan to the framework", k, deferral)
 					}
 					got, err := served.Server.PlanResourceChange(ctx, req(served))
@@ -108,8 +109,8 @@ func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 func TestUnchangedPlan_leavesEveryOtherPlanToTheFramework(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{})
-	h := acctest.NewProtoHarness(t, NewProtocol6("test")(), srv)
-	wrapper := h.Server.(*protocolServer)
+	h := acctest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
+	wrapper := h.Server.(*fastpath.ProtocolServer)
 	state := h.Object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "sub_1")})
 	other := h.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_other")})
 	null := tftypes.NewValue(h.Type, nil)
@@ -124,12 +125,12 @@ func TestUnchangedPlan_leavesEveryOtherPlanToTheFramework(t *testing.T) {
 		"with private state":  {prior: state, proposed: state, private: []byte(`{"k":"dg=="}`)},
 		"another type's plan": {prior: state, proposed: state},
 	} {
-		req := &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType, Config: h.DV(t, other),
+		req := &tfprotov6.PlanResourceChangeRequest{TypeName: acctest.SubscriptionType, Config: h.DV(t, other),
 			PriorState: h.DV(t, c.prior), ProposedNewState: h.DV(t, c.proposed), PriorPrivate: c.private}
 		if name == "another type's plan" {
 			req.TypeName = "mobileplan_other"
 		}
-		if _, ok := wrapper.unchangedPlan(context.Background(), req); ok {
+		if _, ok := wrapper.UnchangedPlan(context.Background(), req); ok {
 			t.Errorf("%s: answered by the wrapper", name)
 		}
 	}
@@ -161,8 +162,8 @@ func TestValidateResourceConfig_sameAsFramework(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{})
 	framework := acctest.NewProtoHarness(t, providerserver.NewProtocol6(provider.New("test")())(), srv)
-	served := acctest.NewProtoHarness(t, NewProtocol6("test")(), srv)
-	wrapper := served.Server.(*protocolServer)
+	served := acctest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
+	wrapper := served.Server.(*fastpath.ProtocolServer)
 	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 	num := func(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
 	inline := func(cov string, mbs, days int64) tftypes.Value {
@@ -177,16 +178,16 @@ func TestValidateResourceConfig_sameAsFramework(t *testing.T) {
 		served.Object(nil),
 		served.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)}),
 	}
-	rng := rand.New(rand.NewPCG(15, 5)) //nolint:gosec // test data, reproducible
+	rng := rand.New(rand.NewPCG(15, 5))
 	for range 200 {
-		if v := randomValue(rng, served.Type, true); !v.IsNull() && v.IsKnown() {
+		if v := acctest.RandomValue(rng, served.Type, true); !v.IsNull() && v.IsKnown() {
 			configs = append(configs, v)
 		}
 	}
 	ctx := context.Background()
 	valid := 0
 	for i, config := range configs {
-		want, err := framework.Server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionType, Config: framework.DV(t, config)})
+		want, err := framework.Server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: acctest.SubscriptionType, Config: framework.DV(t, config)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +196,7 @@ func TestValidateResourceConfig_sameAsFramework(t *testing.T) {
 		}
 		dv := served.DV(t, config)
 		for range 2 {
-			got, err := served.Server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionType, Config: dv})
+			got, err := served.Server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: acctest.SubscriptionType, Config: dv})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -206,8 +207,8 @@ func TestValidateResourceConfig_sameAsFramework(t *testing.T) {
 			}
 		}
 	}
-	if valid < 3 || len(wrapper.valid) != valid {
-		t.Errorf("%d configurations valid, %d remembered", valid, len(wrapper.valid))
+	if valid < 3 || wrapper.ValidConfigs() != valid {
+		t.Errorf("%d configurations valid, %d remembered", valid, wrapper.ValidConfigs())
 	}
 }
 

@@ -1,4 +1,4 @@
-package fastpath
+package fastpath_test
 
 import (
 	"bytes"
@@ -12,9 +12,9 @@ import (
 	"sync"
 	"testing"
 
-	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
-
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -25,6 +25,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
 )
 
 // The codec's proof, through the provider's own resource: a server whose
@@ -53,11 +54,11 @@ func TestStateCodec_sameStatesAsFramework(t *testing.T) {
 			if len(diags) > 0 {
 				t.Fatal(acctest.DiagText(diags))
 			}
-			return &acctest.ProtoHarness{Server: server, Type: schemas.ResourceSchemas[subscriptionType].ValueType().(tftypes.Object)}
+			return &acctest.ProtoHarness{Server: server, Type: schemas.ResourceSchemas[acctest.SubscriptionType].ValueType().(tftypes.Object)}
 		}
 		return pair{
-			framework: harness(provider.NewProtocol6("test")()),
-			codec:     harness(provider.NewProtocol6("test", provider.WithStateCodec(&States{}))()),
+			framework: harness(providerserver.NewProtocol6(provider.New("test")())()),
+			codec:     harness(provider.NewProtocol6("test")()),
 		}
 	}
 	onEmulator, onFake := servers(srv.URL), servers(fake.URL)
@@ -87,7 +88,7 @@ func TestStateCodec_sameStatesAsFramework(t *testing.T) {
 	}
 	readOf := func(prior tftypes.Value) func(h *acctest.ProtoHarness) (*tfprotov6.DynamicValue, *tfprotov6.DynamicValue, []*tfprotov6.Diagnostic) {
 		return func(h *acctest.ProtoHarness) (*tfprotov6.DynamicValue, *tfprotov6.DynamicValue, []*tfprotov6.Diagnostic) {
-			resp, err := h.Server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: subscriptionType, CurrentState: h.DV(t, prior)})
+			resp, err := h.Server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: acctest.SubscriptionType, CurrentState: h.DV(t, prior)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +97,7 @@ func TestStateCodec_sameStatesAsFramework(t *testing.T) {
 	}
 	createOf := func(planned tftypes.Value) func(h *acctest.ProtoHarness) (*tfprotov6.DynamicValue, *tfprotov6.DynamicValue, []*tfprotov6.Diagnostic) {
 		return func(h *acctest.ProtoHarness) (*tfprotov6.DynamicValue, *tfprotov6.DynamicValue, []*tfprotov6.Diagnostic) {
-			resp, err := h.Server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{TypeName: subscriptionType,
+			resp, err := h.Server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{TypeName: acctest.SubscriptionType,
 				PriorState: h.DV(t, tftypes.NewValue(h.Type, nil)), PlannedState: h.DV(t, planned), Config: h.DV(t, planned)})
 			if err != nil {
 				t.Fatal(err)
@@ -145,9 +146,9 @@ func TestStateCodec_sameStatesAsFramework(t *testing.T) {
 		compare(fmt.Sprintf("answer %d, create", i), onFake, createOf(tftypes.NewValue(h.Type, planned)))
 	}
 
-	rng := rand.New(rand.NewPCG(27, 1)) //nolint:gosec // test data, reproducible
+	rng := rand.New(rand.NewPCG(27, 1))
 	for i := range 200 {
-		prior := randomValue(rng, h.Type, false)
+		prior := acctest.RandomValue(rng, h.Type, false)
 		var attrs map[string]tftypes.Value
 		if prior.IsNull() || prior.As(&attrs) != nil {
 			continue
@@ -259,7 +260,7 @@ func TestStates_sameAsFrameworkOnAnyModel(t *testing.T) {
 		{base{types.StringUnknown()}, types.Int64Unknown(), types.MapUnknown(types.StringType), types.ObjectUnknown(innerType)},
 		{base{types.StringValue("b")}, types.Int64Null(), types.MapUnknown(types.StringType), types.ObjectValueMust(innerType, map[string]attr.Value{"on": types.BoolUnknown()})},
 	}
-	codec := &States{}
+	codec := &fastpath.States{}
 	for i, v := range values {
 		models := map[string]any{"good": &v, "missing": &missing{v.Name, v.Count, v.Tags}, "extra": &extra{good: v, Other: types.StringValue("x")},
 			"wrong type": &wrongType{types.Int64Value(3), v.Count, v.Tags, v.Inner}, "plain field": &plainField{"n", v.Count, v.Tags, v.Inner},
@@ -287,8 +288,8 @@ func TestStates_sameAsFrameworkOnAnyModel(t *testing.T) {
 		reflect.TypeFor[good](): false, reflect.TypeFor[missing](): true, reflect.TypeFor[extra](): true,
 		reflect.TypeFor[wrongType](): true, reflect.TypeFor[plainField](): true, reflect.TypeFor[untagged](): true,
 	} {
-		if m := codec.mapping(ctx, schema, model); m.framework != framework {
-			t.Errorf("%s: left to the framework %t, want %t", model, m.framework, framework)
+		if got := codec.LeftToFramework(ctx, schema, model); got != framework {
+			t.Errorf("%s: left to the framework %t, want %t", model, got, framework)
 		}
 	}
 }

@@ -27,6 +27,9 @@ import (
 //go:embed sample.json
 var sampleState []byte
 
+// subscriptionType is the resource the floor mirrors.
+const subscriptionType = "mobileplan_subscription"
+
 // theSubscription is the mobileplan provider's mobileplan_subscription, the
 // source of the floor's schema, identity schema and configuration rules.
 func theSubscription(ctx context.Context) resource.Resource {
@@ -34,11 +37,11 @@ func theSubscription(ctx context.Context) resource.Resource {
 		r := newResource()
 		var meta resource.MetadataResponse
 		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "mobileplan"}, &meta)
-		if meta.TypeName == provider.SubscriptionTypeName {
+		if meta.TypeName == subscriptionType {
 			return r
 		}
 	}
-	panic("the mobileplan provider has no " + provider.SubscriptionTypeName)
+	panic("the mobileplan provider has no " + subscriptionType)
 }
 
 // floorSubscription has mobileplan_subscription's schema, identity and

@@ -41,11 +41,11 @@ func TestSchema_sameAsProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(floorSchemas.ResourceSchemas) != 1 {
-		t.Errorf("the floor has %d resources, want only %s", len(floorSchemas.ResourceSchemas), provider.SubscriptionTypeName)
+		t.Errorf("the floor has %d resources, want only %s", len(floorSchemas.ResourceSchemas), subscriptionType)
 	}
-	got, want := floorSchemas.ResourceSchemas[provider.SubscriptionTypeName], ourSchemas.ResourceSchemas[provider.SubscriptionTypeName]
+	got, want := floorSchemas.ResourceSchemas[subscriptionType], ourSchemas.ResourceSchemas[subscriptionType]
 	if want == nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("the floor's %s schema differs from the provider's:\n%s\nwant\n%s", provider.SubscriptionTypeName, jsonOf(t, got), jsonOf(t, want))
+		t.Errorf("the floor's %s schema differs from the provider's:\n%s\nwant\n%s", subscriptionType, jsonOf(t, got), jsonOf(t, want))
 	}
 	floorIDs, err := floor.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
 	if err != nil {
@@ -55,7 +55,7 @@ func TestSchema_sameAsProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := floorIDs.IdentitySchemas[provider.SubscriptionTypeName], ourIDs.IdentitySchemas[provider.SubscriptionTypeName]; want == nil || !reflect.DeepEqual(got, want) {
+	if got, want := floorIDs.IdentitySchemas[subscriptionType], ourIDs.IdentitySchemas[subscriptionType]; want == nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("identity schema %s, want %s", jsonOf(t, got), jsonOf(t, want))
 	}
 }
@@ -90,13 +90,13 @@ func TestCreate_stateLikeOurs(t *testing.T) {
 	config := fh.DV(t, fh.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
 	null := fh.DV(t, tftypes.NewValue(h.Type, nil))
 	planned, err := floor.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-		TypeName: provider.SubscriptionTypeName, PriorState: null, ProposedNewState: config, Config: config,
+		TypeName: subscriptionType, PriorState: null, ProposedNewState: config, Config: config,
 	})
 	if err != nil || len(planned.Diagnostics) > 0 {
 		t.Fatalf("plan: %v %s", err, acctest.DiagText(planned.Diagnostics))
 	}
 	applied, err := floor.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
-		TypeName: provider.SubscriptionTypeName, PriorState: null, PlannedState: planned.PlannedState, Config: config,
+		TypeName: subscriptionType, PriorState: null, PlannedState: planned.PlannedState, Config: config,
 	})
 	if err != nil || len(applied.Diagnostics) > 0 {
 		t.Fatalf("apply: %v %s", err, acctest.DiagText(applied.Diagnostics))
@@ -156,8 +156,8 @@ func TestSchema_without(t *testing.T) {
 		}
 		return out
 	}
-	got := names(schemas.ResourceSchemas[provider.SubscriptionTypeName].Block)
-	want := names(ours.ResourceSchemas[provider.SubscriptionTypeName].Block)
+	got := names(schemas.ResourceSchemas[subscriptionType].Block)
+	want := names(ours.ResourceSchemas[subscriptionType].Block)
 	delete(want, "plan_details")
 	delete(want, "timeouts")
 	if !reflect.DeepEqual(got, want) {

@@ -1,12 +1,6 @@
-package fastpath
+package provider
 
 import (
-	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
-
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
-
 	"context"
 	"fmt"
 	"go/ast"
@@ -20,8 +14,10 @@ import (
 	"testing"
 	"time"
 
+	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/dynamicplanmodifier"
@@ -40,13 +36,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
-// The rules unchangedPlan (protocol.go) rests on, checked on the
-// resource itself: each test here fails on a change to the resource that
-// would make the framework's plan of an unchanged subscription differ from
-// its prior state, before such a change can reach a user through the fast
-// path.
+// The rules package fastpath's plans rest on (its unchangedPlan and
+// createPlan), checked on mobileplan_subscription itself: each test here
+// fails on a change to the resource that would make the framework's plan
+// of an unchanged subscription differ from what the accelerator answers,
+// before such a change can reach a user through it.
 
 // keepsStateModifiers are the types of the plan modifiers that, when the
 // plan equals the prior state, leave it so: UseStateForUnknown of every
@@ -134,7 +132,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func subscriptionSchema(t *testing.T) rschema.Schema {
+func servedSubscriptionSchema(t *testing.T) rschema.Schema {
 	t.Helper()
 	r := subscriptionResourceAt(t, time.Now)
 	var resp resource.SchemaResponse
@@ -155,7 +153,7 @@ func subscriptionResourceAt(t *testing.T, now func() time.Time) interface {
 } {
 	t.Helper()
 	ctx := context.Background()
-	p := provider.New("test", provider.WithClock(now))()
+	p := New("test", withClock(now))()
 	var sresp fwprovider.SchemaResponse
 	p.Schema(ctx, fwprovider.SchemaRequest{}, &sresp)
 	typ := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)
@@ -174,7 +172,7 @@ func subscriptionResourceAt(t *testing.T, now func() time.Time) interface {
 		r := newResource()
 		var m resource.MetadataResponse
 		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "mobileplan"}, &m)
-		if m.TypeName != subscriptionType {
+		if m.TypeName != subscriptionTypeName {
 			continue
 		}
 		var resp resource.ConfigureResponse
@@ -187,7 +185,7 @@ func subscriptionResourceAt(t *testing.T, now func() time.Time) interface {
 			resource.ResourceWithIdentity
 		})
 	}
-	t.Fatal("the provider has no " + subscriptionType)
+	t.Fatal("the provider has no " + subscriptionTypeName)
 	return nil
 }
 
@@ -200,7 +198,7 @@ func identitySchemaOf(t *testing.T, r resource.ResourceWithIdentity) identitysch
 
 func TestSubscriptionSchema_keepsUnchangedPlansUnchanged(t *testing.T) {
 	t.Parallel()
-	if hazards := unchangedPlanHazards(subscriptionSchema(t)); len(hazards) > 0 {
+	if hazards := unchangedPlanHazards(servedSubscriptionSchema(t)); len(hazards) > 0 {
 		t.Errorf("mobileplan_subscription's schema breaks unchangedPlan's rules; handle these in unchangedPlan or send such plans to the framework:\n%s",
 			strings.Join(hazards, "\n"))
 	}
@@ -251,21 +249,21 @@ func TestUnchangedPlanHazards_findsEachHazard(t *testing.T) {
 func TestSubscriptionModifyPlan_doesNothingWhenPlanEqualsState(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := subscriptionSchema(t)
+	s := servedSubscriptionSchema(t)
 	typ := s.Type().TerraformType(ctx).(tftypes.Object)
 	h := &acctest.ProtoHarness{Type: typ}
 	identitySchema := identitySchemaOf(t, subscriptionResourceAt(t, time.Now))
 	identityType := identitySchema.Type().TerraformType(ctx)
-	rng := rand.New(rand.NewPCG(18, 1)) //nolint:gosec // test data, reproducible
+	rng := rand.New(rand.NewPCG(18, 1))
 	checked := 0
 	for i := 0; checked < 150; i++ {
-		state := randomValue(rng, typ, false)
-		if state.IsNull() || renewalPossible(h.DV(t, state).MsgPack) {
+		state := acctest.RandomValue(rng, typ, false)
+		if state.IsNull() || renewalPossible(func(name string) bool { return isSet(state, name) }) {
 			continue
 		}
 		checked++
 		identity := tftypes.NewValue(identityType, map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, fmt.Sprintf("sub_%d", i))})
-		for j, config := range []tftypes.Value{configOf(h, state), randomValue(rng, typ, true)} {
+		for j, config := range []tftypes.Value{h.ConfigOf(state), acctest.RandomValue(rng, typ, true)} {
 			for _, now := range []int64{0, 1 << 50} {
 				req := resource.ModifyPlanRequest{
 					Config:             tfsdk.Config{Schema: s, Raw: config},
@@ -301,21 +299,20 @@ func TestSubscriptionModifyPlan_doesNothingWhenPlanEqualsState(t *testing.T) {
 func fixedClock(unix int64) func() time.Time { return func() time.Time { return time.Unix(unix, 0) } }
 
 // Time alone makes a subscription due for renewal, so the plan that renews
-// it has a prior state equal to its proposed one: unchangedPlan must leave
-// every such plan to the framework. For random states and for states due
-// in every way (expired, in the window, at its edge), whenever ModifyPlan
-// renews at some time (the second after expire_at, or far in the future),
-// unchangedPlan refuses the plan, and ModifyPlan does renew many of them.
+// it has a prior state equal to its proposed one: the accelerator must
+// leave every such plan to the framework. For random states and for states
+// due in every way (expired, in the window, at its edge), whenever
+// ModifyPlan renews at some time (the second after expire_at, or far in
+// the future), the renewal rule the accelerator is given accepts the
+// state, and the server the provider serves with that clock plans the
+// renewal; ModifyPlan does renew many of them.
 func TestUnchangedPlan_neverHidesARenewal(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := subscriptionSchema(t)
+	s := servedSubscriptionSchema(t)
 	typ := s.Type().TerraformType(ctx).(tftypes.Object)
 	h := &acctest.ProtoHarness{Type: typ}
-	wrapper, ok := NewProtocol6("test")().(*protocolServer)
-	if !ok {
-		t.Fatal("the served server is not the wrapper")
-	}
+	rule := subscriptionSpeedUps(nil, nil).RenewalPossible
 	num := func(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
 	str := func(v string) tftypes.Value { return tftypes.NewValue(tftypes.String, v) }
 	const expireAt = 1_800_000_000
@@ -329,9 +326,9 @@ func TestUnchangedPlan_neverHidesARenewal(t *testing.T) {
 			"early_renewal_hours": num(c.hours), "ready_for_renewal": tftypes.NewValue(tftypes.Bool, false),
 		}))
 	}
-	rng := rand.New(rand.NewPCG(27, 2)) //nolint:gosec // test data, reproducible
+	rng := rand.New(rand.NewPCG(27, 2))
 	for len(states) < 400 {
-		if v := randomValue(rng, typ, false); !v.IsNull() {
+		if v := acctest.RandomValue(rng, typ, false); !v.IsNull() {
 			states = append(states, v)
 		}
 	}
@@ -344,25 +341,39 @@ func TestUnchangedPlan_neverHidesARenewal(t *testing.T) {
 		if attrs["expire_at"].IsKnown() && !attrs["expire_at"].IsNull() && attrs["expire_at"].As(&at) == nil {
 			clocks = append(clocks, at+1)
 		}
-		renews := false
+		renewsAt := int64(-1)
 		for _, now := range clocks {
 			req := resource.ModifyPlanRequest{
-				Config: tfsdk.Config{Schema: s, Raw: configOf(h, state)},
+				Config: tfsdk.Config{Schema: s, Raw: h.ConfigOf(state)},
 				State:  tfsdk.State{Schema: s, Raw: state},
 				Plan:   tfsdk.Plan{Schema: s, Raw: state.Copy()},
 			}
 			resp := resource.ModifyPlanResponse{Plan: tfsdk.Plan{Schema: s, Raw: state.Copy()}}
 			subscriptionResourceAt(t, fixedClock(now)).ModifyPlan(ctx, req, &resp)
-			renews = renews || len(resp.RequiresReplace) > 0
+			if len(resp.RequiresReplace) > 0 {
+				renewsAt = now
+			}
 		}
-		if !renews {
+		if renewsAt < 0 {
 			continue
 		}
 		renewed++
-		dv := h.DV(t, state)
-		if _, ok := wrapper.unchangedPlan(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionType,
-			Config: h.DV(t, configOf(h, state)), PriorState: dv, ProposedNewState: &tfprotov6.DynamicValue{MsgPack: dv.MsgPack}}); ok {
-			t.Errorf("state %d: unchangedPlan answers the plan of a subscription ModifyPlan renews: %s", i, state)
+		if !rule(func(name string) bool { return isSet(state, name) }) {
+			t.Errorf("state %d: the renewal rule refuses a state ModifyPlan renews: %s", i, state)
+		}
+		server := NewProtocol6("test", withClock(fixedClock(renewsAt)))()
+		if _, diags := acctest.ConfigureServer(t, server, map[string]string{"base_url": "http://127.0.0.1:1", "api_token": "no-service"}); len(diags) > 0 {
+			t.Fatal(acctest.DiagText(diags))
+		}
+		served := &acctest.ProtoHarness{Server: server, Type: typ}
+		dv := served.DV(t, state)
+		resp, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionTypeName,
+			Config: served.DV(t, h.ConfigOf(state)), PriorState: dv, ProposedNewState: &tfprotov6.DynamicValue{MsgPack: dv.MsgPack}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.RequiresReplace) == 0 {
+			t.Errorf("state %d: the served plan hides the renewal ModifyPlan makes at %d: %s", i, renewsAt, state)
 		}
 	}
 	if renewed < 50 {
@@ -372,19 +383,19 @@ func TestUnchangedPlan_neverHidesARenewal(t *testing.T) {
 
 // The provider defers only when Terraform allows it and a connection
 // setting is unknown, and then the plan of an unchanged subscription, which
-// unchangedPlan would answer, is deferred by the served wrapper as by the
+// the accelerator would answer, is deferred by the served server as by the
 // framework alone; with the provider block known, neither defers.
 func TestProvider_defersUnchangedPlanOnlyWhenConfigureDefers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := subscriptionSchema(t)
+	s := servedSubscriptionSchema(t)
 	h := &acctest.ProtoHarness{Type: s.Type().TerraformType(ctx).(tftypes.Object)}
 	state := h.DV(t, h.Object(map[string]tftypes.Value{
 		"id": tftypes.NewValue(tftypes.String, "sub_1"), "plan_id": tftypes.NewValue(tftypes.String, "plan_004"),
 	}))
 	config := h.DV(t, h.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
 	servers := map[string]func() tfprotov6.ProviderServer{
-		"framework": providerserver.NewProtocol6(provider.New("test")()),
+		"framework": providerserver.NewProtocol6(New("test")()),
 		"served":    NewProtocol6("test"),
 	}
 	for _, block := range []string{"unknown", "valid"} {
@@ -408,7 +419,7 @@ func TestProvider_defersUnchangedPlanOnlyWhenConfigureDefers(t *testing.T) {
 				t.Fatalf("%s, %s provider block: configure: %v %s", name, block, err, acctest.DiagText(configured.Diagnostics))
 			}
 			resp, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-				TypeName: subscriptionType, Config: config, PriorState: state, ProposedNewState: state,
+				TypeName: subscriptionTypeName, Config: config, PriorState: state, ProposedNewState: state,
 				ClientCapabilities: &tfprotov6.PlanResourceChangeClientCapabilities{DeferralAllowed: true},
 			})
 			if err != nil {
@@ -430,8 +441,8 @@ func TestProvider_defersUnchangedPlanOnlyWhenConfigureDefers(t *testing.T) {
 // Configure turns off.
 func TestProvider_onlyConfigureDefers(t *testing.T) {
 	t.Parallel()
-	// The provider's files, whose resources unchangedPlan answers for.
-	files, err := filepath.Glob("../*.go")
+	// The provider's files, whose resources the accelerator answers for.
+	files, err := filepath.Glob("*.go")
 	if err != nil || len(files) == 0 {
 		t.Fatal("no provider source found", err)
 	}
@@ -471,29 +482,41 @@ func exprString(e ast.Expr) string {
 	return fmt.Sprintf("%T", e)
 }
 
-// The served server has every method of the framework's, with the same
-// signature: a service that a later terraform-plugin-go adds, and the
-// framework implements, is never hidden by the wrapper (tf6server finds the
-// optional ones by type assertion).
-func TestProtocol6_hasEveryMethodOfTheFrameworksServer(t *testing.T) {
+// What subscriptionSpeedUps tells the accelerator is what the provider
+// serves: the type name is a resource's, and every attribute a renewal
+// depends on is one of its attributes, optional or computed, so a state can
+// hold it null; the rule wants every one of them set.
+func TestSubscriptionSpeedUps_nameWhatTheProviderServes(t *testing.T) {
 	t.Parallel()
-	framework := reflect.TypeOf(providerserver.NewProtocol6(provider.New("test")())())
-	served := NewProtocol6("test")()
-	if _, ok := served.(*protocolServer); !ok {
-		t.Fatalf("served %T, want the wrapper: the fast path is off", served)
+	contract := subscriptionSpeedUps(nil, nil)
+	schemas, err := NewProtocol6("test")().GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	st := reflect.TypeOf(served)
-	if framework.NumMethod() < reflect.TypeFor[tfprotov6.ProviderServer]().NumMethod() {
-		t.Fatalf("the framework's server %s has %d methods, fewer than tfprotov6.ProviderServer", framework, framework.NumMethod())
+	schema := schemas.ResourceSchemas[contract.TypeName]
+	if schema == nil {
+		t.Fatalf("no resource %s", contract.TypeName)
 	}
-	for i := range framework.NumMethod() {
-		want := framework.Method(i)
-		got, ok := st.MethodByName(want.Name)
-		switch {
-		case !ok:
-			t.Errorf("the framework's server has %s and the served %s does not: add its interface to frameworkServer", want.Name, st)
-		case got.Type.String() != strings.Replace(want.Type.String(), framework.String(), st.String(), 1):
-			t.Errorf("%s: framework %s, served %s", want.Name, want.Type, got.Type)
+	attrs := map[string]*tfprotov6.SchemaAttribute{}
+	for _, a := range schema.Block.Attributes {
+		attrs[a.Name] = a
+	}
+	names := contract.RenewalAttributes
+	if len(names) == 0 {
+		t.Fatal("no attribute decides a renewal")
+	}
+	for _, name := range names {
+		if a := attrs[name]; a == nil || a.Required {
+			t.Errorf("%s: %+v, want an attribute of %s that a state may hold null", name, a, contract.TypeName)
+		}
+	}
+	all := func(string) bool { return true }
+	if !contract.RenewalPossible(all) {
+		t.Error("the renewal rule refuses a state with every attribute set")
+	}
+	for _, unset := range names {
+		if contract.RenewalPossible(func(name string) bool { return name != unset }) {
+			t.Errorf("the renewal rule accepts a state without %s", unset)
 		}
 	}
 }
