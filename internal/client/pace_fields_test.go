@@ -119,6 +119,9 @@ func TestPaceWithQuotaFieldsAloneIsNotRefused(t *testing.T) {
 // The rows without the fields are TestPaceSharedTokenEveryPipelineFinishes.
 func TestPaceWithQuotaFieldsPipelinesShare(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("simulations of many pipelines; the race detector's run (make test) is -short")
+	}
 	for _, tc := range []struct {
 		n          int
 		w          workload
@@ -166,6 +169,9 @@ func TestPaceWithQuotaFieldsPipelinesShare(t *testing.T) {
 // worst of 70 runs.
 func TestPaceWithMisbehavingQuotaFields(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("simulations of many pipelines; the race detector's run (make test) is -short")
+	}
 	for _, tc := range []struct {
 		quirk      emulator.QuotaFieldsQuirk
 		maxLimited float64
@@ -201,7 +207,7 @@ func TestPaceWithMisbehavingQuotaFields(t *testing.T) {
 func TestPaceWithQuotaFieldsFleet(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("a fleet of 50 pipelines")
+		t.Skip("a fleet of 50 pipelines; the race detector's run (make test) is -short")
 	}
 	f := figuresOf(runPipelines(t, startsOf(50, staggers[2]), workload{creates: 100, workers: 10, perSecond: 25, fields: emulator.QuotaFieldsIETF}), 25)
 	t.Logf("%v", f)

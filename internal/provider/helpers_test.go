@@ -228,6 +228,14 @@ provider "mobileplan" {
   api_token = %q
   %s
 }
+`, srv.URL, srv.Token, providerLines) + inlineFleet(n, "")
+}
+
+// inlineFleet is mobileplan_subscription.fleet: n subscriptions on an
+// inline plan, which any free eSIM can serve, with extra lines in the
+// resource block.
+func inlineFleet(n int, resourceLines string) string {
+	return fmt.Sprintf(`
 resource "mobileplan_subscription" "fleet" {
   count = %d
   plan = {
@@ -235,8 +243,8 @@ resource "mobileplan_subscription" "fleet" {
     data_mbs    = 1024
     period_days = 30
   }
-}
-`, srv.URL, srv.Token, providerLines, n)
+%s}
+`, n, resourceLines)
 }
 
 // readRaw is a ReadResource of state as Terraform sends it, returning the

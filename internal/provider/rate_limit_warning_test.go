@@ -20,16 +20,7 @@ func TestCLI_rateLimitSlowdownIsAWarning(t *testing.T) {
 			t.Parallel()
 			srv := startRateLimited(t, perSecond, 40)
 			tf := newTerraformCLI(t)
-			tf.Write("main.tf", cliProvider(srv)+`
-resource "mobileplan_subscription" "fleet" {
-  count = 16
-  plan = {
-    coverage_id = "cov-eu"
-    data_mbs    = 1024
-    period_days = 30
-  }
-}
-`)
+			tf.Write("main.tf", cliProvider(srv)+inlineFleet(16, ""))
 			out := tf.Must("apply", "-auto-approve", "-input=false")
 			warned := strings.Count(out, "Warning: The service's rate limit slowed this run")
 			t.Logf("%d requests answered 429; the warning shown %d time(s)", srv.Stats().RateLimited, warned)
@@ -74,16 +65,7 @@ func TestCLI_rateLimitWarningReportsTheRun(t *testing.T) {
 				timeouts = fmt.Sprintf("  timeouts {\n    create = %q\n  }\n", tc.timeout)
 			}
 			tf := newTerraformCLI(t)
-			tf.Write("main.tf", acctest.ProviderBlock(srv, "  preflight = \"off\"\n")+fmt.Sprintf(`
-resource "mobileplan_subscription" "fleet" {
-  count = %d
-  plan = {
-    coverage_id = "cov-eu"
-    data_mbs    = 1024
-    period_days = 30
-  }
-%s}
-`, tc.creates, timeouts))
+			tf.Write("main.tf", acctest.ProviderBlock(srv, "  preflight = \"off\"\n")+inlineFleet(tc.creates, timeouts))
 			out, code := tf.Run(nil, "apply", "-auto-approve", "-input=false")
 			out = unwrap(out)
 			refusedByService := srv.Stats().RateLimited
