@@ -93,14 +93,7 @@ func TestConfigure_unknownConnectionDefersEverything(t *testing.T) {
 				}
 			}
 
-			dsType := schemas.DataSourceSchemas["mobileplan_plans"].ValueType().(tftypes.Object)
-			read, err := server.ReadDataSource(ctx, &tfprotov6.ReadDataSourceRequest{
-				TypeName: "mobileplan_plans", Config: acctest.DynamicValue(t, dsType, nullObject(dsType, nil)),
-				ClientCapabilities: &tfprotov6.ReadDataSourceClientCapabilities{DeferralAllowed: true},
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			read := readPlansDeferralAllowed(ctx, t, server, schemas)
 			deferred("read of mobileplan_plans", read.Deferred, read.Diagnostics)
 
 			h := &acctest.ProtoHarness{Server: server, Type: schemas.ResourceSchemas[acctest.SubscriptionType].ValueType().(tftypes.Object)}
@@ -156,14 +149,7 @@ func TestConfigure_knownConnectionDoesNotDefer(t *testing.T) {
 	if len(configured.Diagnostics) > 0 {
 		t.Fatalf("configure with every setting known answered diagnostics:\n%s", acctest.DiagText(configured.Diagnostics))
 	}
-	dsType := schemas.DataSourceSchemas["mobileplan_plans"].ValueType().(tftypes.Object)
-	read, err := server.ReadDataSource(ctx, &tfprotov6.ReadDataSourceRequest{
-		TypeName: "mobileplan_plans", Config: acctest.DynamicValue(t, dsType, nullObject(dsType, nil)),
-		ClientCapabilities: &tfprotov6.ReadDataSourceClientCapabilities{DeferralAllowed: true},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	read := readPlansDeferralAllowed(ctx, t, server, schemas)
 	if read.Deferred != nil || len(read.Diagnostics) > 0 {
 		t.Errorf("read of mobileplan_plans: deferred %v, diagnostics:\n%s", read.Deferred, acctest.DiagText(read.Diagnostics))
 	}
@@ -191,4 +177,19 @@ func TestConfigure_unknownConnectionWithoutDeferralIsAnError(t *testing.T) {
 			expectNoRequests(t, srv, "a provider refused for its configuration")
 		})
 	}
+}
+
+// readPlansDeferralAllowed reads mobileplan_plans, with no filter, from a
+// Terraform that allows deferral.
+func readPlansDeferralAllowed(ctx context.Context, t *testing.T, server tfprotov6.ProviderServer, schemas *tfprotov6.GetProviderSchemaResponse) *tfprotov6.ReadDataSourceResponse {
+	t.Helper()
+	dsType := schemas.DataSourceSchemas["mobileplan_plans"].ValueType().(tftypes.Object)
+	read, err := server.ReadDataSource(ctx, &tfprotov6.ReadDataSourceRequest{
+		TypeName: "mobileplan_plans", Config: acctest.DynamicValue(t, dsType, nullObject(dsType, nil)),
+		ClientCapabilities: &tfprotov6.ReadDataSourceClientCapabilities{DeferralAllowed: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return read
 }
