@@ -13,6 +13,8 @@
 # (make bench-results, or BENCH_OUT=FILE).
 #
 # Knobs: BENCH_SIZES (default "500 1000"), BENCH_ROUNDS (default 5),
+# BENCH_SCALE_SIZES (default "1000 2000 5000": one workspace growing, ours
+# and terraform_data, one round at each size the rounds above did not measure),
 # BENCH_LIST_SIZE (default 10000), BENCH_PERSIST_PATTERN and
 # BENCH_PERSIST_FLAGS (the emulator's Go benchmarks to run, see below),
 # BENCH_RATE_SIZE, BENCH_RATE_NEWER, BENCH_RATE_LIMIT and BENCH_RATE_ROUNDS
@@ -48,6 +50,8 @@ rate_limit=${BENCH_RATE_LIMIT:-20}
 rate_rounds=${BENCH_RATE_ROUNDS:-3}
 out=${BENCH_OUT:-$work/RESULTS.md}
 largest=$(tr ' ' '\n' <<<"$sizes" | sort -n | tail -1)
+scale_sizes=${BENCH_SCALE_SIZES:-"1000 2000 5000"}
+most_esims=$(tr ' ' '\n' <<<"$sizes $scale_sizes" | sort -n | tail -1)
 
 step "Building"
 # The revision ours is built from, read before the run writes any file.
@@ -121,7 +125,7 @@ terraform_cpu() { awk -v p="$(provider_cpu)" '{ printf "%.2f\n", $1 + $2 - p }' 
 
 export TF_CLI_CONFIG_FILE="$work/timed.tfrc"
 # One emulator for every size, emptied before each of our applies.
-start_emulator -esims $((largest + 100)) -quiet
+start_emulator -esims $((most_esims + 100)) -quiet
 export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
 
 # ours and each baseline (base1, base2, ...) are the provider; schema is
@@ -322,6 +326,30 @@ if [ "${BENCH_TABLES_ONLY:-}" = 1 ]; then
   exit 0
 fi
 
+# One workspace growing: how an apply from empty state and a refreshing plan
+# of it grow with the subscriptions it manages, next to terraform_data (no
+# plugin: Terraform's own cost at that size). A size the rounds above
+# measured keeps their medians; any other is one round. "x linear" is the
+# time over the smallest size's, scaled by N: 1.00 would be linear growth.
+scale_rows=()
+scale_first=""
+# linear T T0 N: T over T0 scaled from the first scale size to N.
+linear() { awk -v t="$1" -v t0="$2" -v n="$3" -v n0="$scale_first" 'BEGIN { if (t0 == "" || t0 == 0) print "–"; else printf "%.2f", t / (t0 * n / n0) }'; }
+for n in $(tr ' ' '\n' <<<"$scale_sizes" | sort -n); do
+  for sys in data ours; do
+    [ -s "$work/m/$sys.$n.apply" ] || { step "One workspace of N=$n: $(label "$sys")"; round "$sys" "$n"; }
+  done
+  declare -A sm=()
+  for k in data.apply ours.apply ours.plan ours.apply-cpu ours.plan-cpu ours.apply-tfcpu ours.plan-tfcpu; do
+    sm[$k]=$(median "$work/m/${k%%.*}.$n.${k#*.}" %.2f)
+  done
+  sm[rss]=$(mb "$(cat "$work/m/ours.$n.apply-rss" "$work/m/ours.$n.plan-rss" | sort -n | tail -1)")
+  sm[state]=$(awk -v b="$(median "$work/m/ours.$n.state" %d)" -v n="$n" 'BEGIN { printf "%.1f", b * n / 1048576 }')
+  [ -n "$scale_first" ] || { scale_first=$n; scale_apply0=${sm[ours.apply]}; scale_plan0=${sm[ours.plan]}; scale_data0=${sm[data.apply]}; }
+  scale_rows+=("| $n | ${sm[data.apply]} ($(linear "${sm[data.apply]}" "$scale_data0" "$n")) | ${sm[ours.apply]} ($(linear "${sm[ours.apply]}" "$scale_apply0" "$n")) | ${sm[ours.plan]} ($(linear "${sm[ours.plan]}" "$scale_plan0" "$n")) | ${sm[ours.apply-tfcpu]} / ${sm[ours.plan-tfcpu]} | ${sm[ours.apply-cpu]} / ${sm[ours.plan-cpu]} | ${sm[rss]} | ${sm[state]} |")
+  unset sm
+done
+
 step "Reading $list_size eSIMs through terraform plan"
 stop_emulator
 start_emulator -esims "$list_size" # not -quiet: its request log is counted
@@ -473,6 +501,7 @@ pipelines_apply 3 40 5
 pipelines_apply 3 10 1
 pipelines_apply 3 40 5 1.6
 pipelines_apply 3 40 5 "" ietf
+pipelines_apply 3 40 5 "" x-ratelimit
 
 step "Provider start-up to a served schema"
 startup=$(go run ./tools/bench/startup -provider "$work/bin/terraform-provider-mobileplan" -n 20)
@@ -497,6 +526,17 @@ fi
 
 {
   anchor_tables
+  echo
+  echo "## One workspace, growing"
+  echo
+  echo "An apply from empty state of N subscriptions, then a refreshing plan of them, against the unlimited emulator;"
+  echo "terraform_data's apply beside them is Terraform's own cost at that size, with no plugin. A size measured in the"
+  echo "rounds above keeps their medians; any other is one run. In brackets, the time over the smallest size's scaled"
+  echo "by N: 1.00 is linear growth, more is Terraform's graph and state work growing faster than N."
+  echo
+  echo "| N | terraform_data apply (s) | ours: apply (s) | ours: refreshing plan (s) | Terraform's own CPU, apply / plan (s) | provider CPU, apply / plan (s) | provider peak RSS (MB) | state (MB) |"
+  echo "|---|---|---|---|---|---|---|---|"
+  printf '%s\n' "${scale_rows[@]}"
   echo
   echo "## List data sources and start-up"
   echo
@@ -550,7 +590,8 @@ fi
   echo "for all the requests that succeeded; the spread is how much later the last pipeline finished than the first."
   echo "One run each. The goals: no pipeline fails; at 5 requests/s the slowest within 1.2x the floor, the spread at most"
   echo "15%, at most 10% of requests answered 429; at 1 request/s at most 25% answered 429, the slowest within 1.3x;"
-  echo "ceilings summing under the limit (3 × 1.6 under 5), no 429."
+  echo "ceilings summing under the limit (3 × 1.6 under 5), no 429; with the quota fields (ietf or x-ratelimit), at most"
+  echo "5% answered 429, the slowest within 1.12x the floor, the spread at most 20%."
   echo
   echo "| workload | pipelines failed | requests | answered 429 | first done (s) | last done (s) | floor (s) | last / floor | spread |"
   echo "|---|---|---|---|---|---|---|---|---|"
