@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every fuzz target for FUZZTIME each (a duration, or a count of inputs such
-# as 20000x), two packages at a time: `make fuzz`, and `make test`'s smoke
-# run.
+# as 20000x), two packages at a time: `make fuzz`, which the hosted CI
+# runs.
 #
 # Targets are found in the sources: listing them with go test -list links a
 # test binary of every package, half of the smoke run's time. A package's
