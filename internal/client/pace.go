@@ -85,8 +85,11 @@ import (
 //     one, so that the bucket's burst is spent, and never overdrawn.
 //  13. A 429 and its Retry-After win over any field, and cut as in rule 11.
 //     Fields that say much is left on a 429 are not believed again; the
-//     pace goes on as without them. A field it cannot read is ignored
-//     (logged once at debug level), never an error.
+//     pace goes on as without them. Nor are fields that some answers carry
+//     and others do not (5xx answers aside, which a gateway may write):
+//     sent only near exhaustion, or now and then, they say most when the
+//     pace has already overshot. A field it cannot read is ignored (logged
+//     once at debug level), never an error.
 const (
 	probeInterval   = time.Millisecond
 	backoffFactor   = 0.9
@@ -107,10 +110,7 @@ const (
 	slackFrac       = 0.5
 	priceMax        = 0.7
 	priceGain       = 0.3
-	// unreliableFields: more than one answer in this many without the
-	// fields, once there are this many, and they are not followed.
-	unreliableFields = 8
-	shareFloor       = 1.0 / 64
+	shareFloor      = 1.0 / 64
 	// longWait is how long requests may wait for the service's quota
 	// before the log says so at info level, and then how often it says so
 	// again: a plan or apply that seems to hang says why without TF_LOG=debug.
@@ -223,7 +223,7 @@ type pace struct {
 	fellBack      bool      // too small a bucket, refused: the pace goes by refusals
 	crowded       bool      // the count showed others spending the quota
 	othersSeen    bool      // and did so at least once in the run
-	withFields    int       // answers since the fields were first read that carried them,
+	withFields    int       // answers (not 5xx) that carried the fields,
 	withoutFields int       // and that did not
 	alone         bool      // a second of the count showed no one else
 	windowAt      time.Time // watchOthers' second: its start, the count then,
@@ -578,18 +578,22 @@ func (p *pace) observe(ctx context.Context, epoch int, status int, retryAfter ti
 			p.accepted = append(dropBefore(p.accepted, now.Add(-time.Second)), now)
 		}
 		switch {
-		case ok && !p.distrusted:
-			p.withFields++
-			p.share(ctx, epoch, quota, now)
-		case p.shared:
+		case p.distrusted || status >= http.StatusInternalServerError:
+		case ok && p.withoutFields > 0, !ok && p.withFields > 0:
 			// A service that leaves the fields out of some answers (only
 			// near exhaustion, or now and then) gives a count the pace
 			// cannot follow: it goes on by refusals, as without them.
-			if p.withoutFields++; p.withoutFields*unreliableFields > p.withFields+p.withoutFields && p.withFields+p.withoutFields >= unreliableFields {
-				p.fallBack(ctx, "the service leaves its quota fields out of some answers")
-			}
+			p.distrust(ctx, "the service sends its quota fields on some answers and not others")
+		case ok:
+			p.withFields++
+			p.share(ctx, epoch, quota, now)
+		default:
+			p.withoutFields++
 		}
 		return
+	}
+	if ok && !p.distrusted && p.withoutFields > 0 {
+		p.distrust(ctx, "the service sends its quota fields on some answers and not others")
 	}
 	if ok && !p.adopted && !p.distrusted && quota.remaining == 0 {
 		p.share(ctx, epoch, quota, now)
@@ -719,6 +723,18 @@ func (p *pace) share(ctx context.Context, epoch int, quota quotaReading, now tim
 	if float64(quota.remaining) < markFrac*float64(p.capacity) && epoch == p.epoch {
 		p.cut(ctx, now, "the account's quota is nearly spent")
 	}
+}
+
+// distrust stops believing the quota fields, as fallBack does, or, when
+// they have not yet set the rate, only marks them: the pace is then as it
+// would have been without them. The caller holds p.mu.
+func (p *pace) distrust(ctx context.Context, why string) {
+	if p.adopted || p.shared {
+		p.fallBack(ctx, why)
+		return
+	}
+	p.distrusted = true
+	tflog.Debug(ctx, "mobileplan API rate limit: "+why+"; ignoring the quota fields from now on", map[string]any{"limit": p.quota.limit, "form": p.quota.form})
 }
 
 // fallBack stops believing the quota fields: from here the pace finds the
