@@ -2,8 +2,10 @@ package process
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 func TestTuneGC(t *testing.T) {
@@ -39,5 +41,47 @@ func TestTuneGC(t *testing.T) {
 				t.Errorf("memory limit %d, want %d", got, c.wantLimit)
 			}
 		})
+	}
+}
+
+// A live heap past the threshold hands over; one under it does not.
+func TestWatchLiveHeap(t *testing.T) {
+	const mib = 1 << 20
+	over, under := make(chan struct{}), make(chan struct{})
+	watchLiveHeap(8*mib, func() { close(over) })
+	watchLiveHeap(1<<40, func() { close(under) })
+	held := make([]byte, 32*mib)
+	for i := range held {
+		held[i] = byte(i)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for handedOver := false; !handedOver; {
+		runtime.GC()
+		select {
+		case <-over:
+			handedOver = true
+		case <-time.After(10 * time.Millisecond):
+			if time.Now().After(deadline) {
+				t.Fatal("no hand-over with 32 MiB live and a threshold of 8 MiB")
+			}
+		}
+	}
+	runtime.KeepAlive(held)
+	select {
+	case <-under:
+		t.Error("handed over under the threshold")
+	default:
+	}
+}
+
+func TestGoDefaults(t *testing.T) {
+	percent, limit := debug.SetGCPercent(gcPercent), debug.SetMemoryLimit(gcMemoryLimit)
+	defer func() { debug.SetGCPercent(percent); debug.SetMemoryLimit(limit) }()
+	goDefaults()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GC percent %d, want 100", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("memory limit %d, want none", got)
 	}
 }
