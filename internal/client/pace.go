@@ -78,7 +78,11 @@ import (
 //  11. The rate grows by shareGrowth of the quota's rate each second, the
 //     same for every process, up to sharedMaxFactor times it; an answer
 //     whose remaining count is under a quarter of the largest seen cuts
-//     it by shareCut, once per cut as in rule 3.
+//     it by shareCut, once per cut as in rule 3. Once the count shows
+//     others spending it (watchOthers), every process moves its rate
+//     instead toward the same function of the count, priceMax times the
+//     quota's rate times the cube of the share of the bucket left: every
+//     process sees the same count, so their rates meet.
 //  12. The pace also keeps a reckoning of what is left at the service: the
 //     latest remaining count, less its own requests in flight, refilled
 //     at the quota's rate; no request is sent while it holds less than
