@@ -587,7 +587,7 @@ func (p *pace) observe(ctx context.Context, epoch int, status int, retryAfter ti
 			// A service that leaves the fields out of some answers (only
 			// near exhaustion, or now and then) gives a count the pace
 			// cannot follow: it goes on by refusals, as without them.
-			p.distrust(ctx, "the service sends its quota fields on some answers and not others")
+			p.distrust(ctx, fieldsComeAndGo)
 		case ok:
 			p.withFields++
 			p.share(ctx, epoch, quota, now)
@@ -597,7 +597,7 @@ func (p *pace) observe(ctx context.Context, epoch int, status int, retryAfter ti
 		return
 	}
 	if ok && !p.distrusted && p.withoutFields > 0 {
-		p.distrust(ctx, "the service sends its quota fields on some answers and not others")
+		p.distrust(ctx, fieldsComeAndGo)
 	}
 	if ok && !p.adopted && !p.distrusted && quota.remaining == 0 {
 		p.share(ctx, epoch, quota, now)
@@ -728,6 +728,10 @@ func (p *pace) share(ctx context.Context, epoch int, quota quotaReading, now tim
 		p.cut(ctx, now, "the account's quota is nearly spent")
 	}
 }
+
+// fieldsComeAndGo is why the pace stops believing fields that some
+// answers carry and others do not.
+const fieldsComeAndGo = "the service sends its quota fields on some answers and not others"
 
 // distrust stops believing the quota fields, as fallBack does, or, when
 // they have not yet set the rate, only marks them: the pace is then as it

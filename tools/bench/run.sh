@@ -329,8 +329,8 @@ fi
 # One workspace growing: how an apply from empty state and a refreshing plan
 # of it grow with the subscriptions it manages, next to terraform_data (no
 # plugin: Terraform's own cost at that size). A size the rounds above
-# measured keeps their medians; any other is one round. "x linear" is the
-# time over the smallest size's, scaled by N: 1.00 would be linear growth.
+# measured keeps their medians; any other is one round. Each time is shown
+# with its ratio to the smallest size's scaled by N: 1.00 is linear growth.
 scale_rows=()
 scale_first=""
 # linear T T0 N: T over T0 scaled from the first scale size to N.

@@ -62,12 +62,13 @@ func TestNetworkMirror(t *testing.T) {
 	platforms := testPlatforms(t, host)
 	tmp := t.TempDir()
 
+	build := GoBuild("../..", ver)
+	if os.Getenv("MIRROR_TEST_PLATFORMS") == "" {
+		build = buildHostOnly(host, build)
+	}
 	o := Options{
 		Dir: filepath.Join(tmp, "mirror"), Hostname: "registry.terraform.io", Namespace: "mobileplan", Type: "mobileplan",
-		Version: ver, Platforms: platforms, Build: buildHostOnly(host, GoBuild("../..", ver)),
-	}
-	if os.Getenv("MIRROR_TEST_PLATFORMS") != "" {
-		o.Build = GoBuild("../..", ver)
+		Version: ver, Platforms: platforms, Build: build,
 	}
 	archives, err := Write(context.Background(), o)
 	if err != nil {
