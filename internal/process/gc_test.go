@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
@@ -84,4 +85,39 @@ func TestGoDefaults(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Errorf("memory limit %d, want none", got)
 	}
+}
+
+// The settings tuneGC makes give way to Go's default once more than half
+// the memory limit stays live: a large workspace's provider no longer
+// collects nearly all the time.
+func TestTuneGCHandsOverPastHalfTheLimit(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	percent, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
+	defer func() { debug.SetGCPercent(percent); debug.SetMemoryLimit(limit) }()
+	settings := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+	now := func() (uint64, uint64) {
+		metrics.Read(settings)
+		return settings[0].Value.Uint64(), settings[1].Value.Uint64()
+	}
+	tuneGC()
+	if p, l := now(); p != gcPercent || l != gcMemoryLimit {
+		t.Fatalf("after tuneGC: GOGC %d, limit %d; want %d, %d", p, l, gcPercent, gcMemoryLimit)
+	}
+	held := make([]byte, handOverLive+handOverLive/2)
+	for i := range held {
+		held[i] = byte(i)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond) // the finalizer runs after the collection
+		if p, l := now(); p == 100 && l == math.MaxInt64 {
+			break
+		}
+		if time.Now().After(deadline) {
+			p, l := now()
+			t.Fatalf("with %d MiB live: GOGC %d, limit %d; want Go's default (100, none)", len(held)>>20, p, l)
+		}
+	}
+	runtime.KeepAlive(held)
 }
