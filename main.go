@@ -5,6 +5,7 @@ package main
 import (
 	"flag"
 	"log"
+	"os"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
@@ -31,9 +32,19 @@ func main() {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
 	// Terraform sends no StopProvider in some phases of a run; the
-	// process's interrupt stops the provider there too.
+	// process's interrupt stops the provider there too, and so does
+	// Terraform's death.
 	stop := process.Start()
-	err := tf6server.Serve("registry.terraform.io/mobileplan/mobileplan", provider.NewProtocol6(version, provider.StopWhen(process.Interrupted())), opts...)
+	dir, err := os.Getwd()
+	if err != nil {
+		log.Fatal(err.Error())
+	}
+	journal, endJournal := provider.KeepJournal(dir, process.Hold, process.ParentArgs)
+	err = tf6server.Serve("registry.terraform.io/mobileplan/mobileplan",
+		provider.NewProtocol6(version, provider.StopWhen(process.Interrupted(), process.ParentGone()), journal), opts...)
+	// Serve returns when Terraform ends the provider the usual way, after
+	// the state of what it created was handed over.
+	endJournal()
 	stop()
 	if err != nil {
 		log.Fatal(err.Error())

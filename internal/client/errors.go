@@ -327,3 +327,29 @@ func (e *APIError) hideSecret(secret string) {
 		*f = strings.ReplaceAll(*f, secret, redactedSecret)
 	}
 }
+
+// CreatedNothing reports whether a create that failed with err is known
+// to have made nothing at the service: it was never sent, or the service
+// answered it with a 4xx (a 429 included), which acts on nothing. Any
+// other failure (no answer, a 5xx, an answer that could not be read) may
+// hide a subscription made.
+func CreatedNothing(err error) bool {
+	var (
+		apiErr  *APIError
+		reqErr  *RequestError
+		pathErr *NoSuchPathError
+		waitErr *RateLimitWaitError
+		unsure  *UncertainCreateError
+	)
+	switch {
+	case errors.As(err, &unsure):
+		return false
+	case errors.As(err, &apiErr):
+		return apiErr.StatusCode >= 400 && apiErr.StatusCode < 500
+	case errors.As(err, &reqErr):
+		return reqErr.NotSent
+	case errors.As(err, &pathErr), errors.As(err, &waitErr), errors.Is(err, ErrStopped):
+		return true
+	}
+	return false
+}

@@ -8,11 +8,14 @@ import (
 	"os"
 	"runtime/pprof"
 	"sync"
+	"time"
 )
 
 // Start prepares the process and returns the function that releases what
-// Start took. When Terraform is gone, the process exits at once, so that no
-// request not yet sent (a retry waiting out its backoff) is sent.
+// Start took. When Terraform is gone, ParentGone is closed, so that no
+// request not yet sent (a retry waiting out its backoff) is sent; the
+// process exits once the work held with Hold, a create already sent and
+// its record, is done, or after drainLimit.
 func Start() (stop func()) {
 	quietUnlessLogging()
 	tuneGC()
@@ -29,10 +32,79 @@ func Start() (stop func()) {
 	go watchParent(func() {
 		// Nothing is logged: stderr led to Terraform, and writing to it
 		// now would end the process with SIGPIPE before the profile is saved.
+		close(parentGone)
+		// A create that took its hold just now decides whether to send
+		// once the stop has reached its client: give that a moment.
+		time.Sleep(stopSettle)
+		held.drain(drainLimit)
 		stop()
 		os.Exit(1)
 	})
 	return stop
+}
+
+// drainLimit bounds how long the process outlives Terraform for the work
+// it holds: a create's request has its own time limit (30 s by default),
+// after which its record is written at once.
+const drainLimit = 2 * time.Minute
+
+// stopSettle is how long the process lets ParentGone's listeners stop
+// their clients before it counts the work held.
+const stopSettle = 100 * time.Millisecond
+
+var parentGone = make(chan struct{})
+
+// ParentGone is closed once Terraform, the process that started this one,
+// is gone.
+func ParentGone() <-chan struct{} { return parentGone }
+
+var held holds
+
+// Hold marks work that must end before the process exits when Terraform is
+// gone (a create sent, until the service's answer is recorded), and
+// returns the function that ends it.
+func Hold() (release func()) { return held.add() }
+
+// holds counts the work under way that the process waits for.
+type holds struct {
+	mu   sync.Mutex
+	n    int
+	zero chan struct{} // closed when n returns to 0; nil while n is 0
+}
+
+func (h *holds) add() func() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.n == 0 {
+		h.zero = make(chan struct{})
+	}
+	h.n++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.n--
+			if h.n == 0 {
+				close(h.zero)
+				h.zero = nil
+			}
+		})
+	}
+}
+
+// drain waits until no work is held, or limit has passed.
+func (h *holds) drain(limit time.Duration) {
+	h.mu.Lock()
+	zero := h.zero
+	h.mu.Unlock()
+	if zero == nil {
+		return
+	}
+	select {
+	case <-zero:
+	case <-time.After(limit):
+	}
 }
 
 // startProfile writes a CPU profile of the whole process to path, for

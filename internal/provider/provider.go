@@ -49,18 +49,19 @@ var (
 // NewProtocol6 returns the provider's protocol 6 server, as tf6server.Serve
 // takes it: the framework's server, which StopProvider makes stop the
 // provider's clients (protocol_server.go), behind the measured speed-ups of
-// package fastpath. Each speed-up says beside it when it can go; without
+// package fastpath, behind what tells the journal of creates which
+// subscriptions the state holds (recovery_server.go). Each speed-up says beside it when it can go; without
 // the two lines that compose them, the provider works the same, slower.
 func NewProtocol6(version string, opts ...Option) func() tfprotov6.ProviderServer {
 	o := newOptions(opts)
 	return func() tfprotov6.ProviderServer {
 		p := newProvider(version, o)
 		server := stopOnStopProvider(providerserver.NewProtocol6(p)(), &p.stop)
-		if o.withoutSpeedUps {
-			return server
+		if !o.withoutSpeedUps {
+			p.states = &fastpath.States{}
+			server = fastpath.Accelerate(server, subscriptionSpeedUps(p.planSubscriptionCreate, p.deferred.Load))
 		}
-		p.states = &fastpath.States{}
-		return fastpath.Accelerate(server, subscriptionSpeedUps(p.planSubscriptionCreate, p.deferred.Load))
+		return recordSightings(server, o.recovery)
 	}
 }
 
@@ -70,7 +71,8 @@ type Option func(*options)
 type options struct {
 	now             func() time.Time // renewal's clock; the tests set it
 	stop            <-chan struct{}
-	withoutSpeedUps bool // the tests' parity run
+	withoutSpeedUps bool      // the tests' parity run
+	recovery        *recovery // the journal of creates (KeepJournal)
 }
 
 func newOptions(opts []Option) options {
@@ -82,12 +84,28 @@ func newOptions(opts []Option) options {
 }
 
 // StopWhen makes the provider stop as on Terraform's StopProvider once
-// stop is closed: nothing more is sent to the service, and a create
+// one of stops is closed: nothing more is sent to the service, and a create
 // already sent is seen through. main.go closes it at the process's
 // interrupt, which reaches the provider in phases where Terraform sends
 // no StopProvider (process.Interrupted).
-func StopWhen(stop <-chan struct{}) Option {
-	return func(o *options) { o.stop = stop }
+func StopWhen(stops ...<-chan struct{}) Option {
+	return func(o *options) { o.stop = firstOf(stops) }
+}
+
+// firstOf is closed once any of chans is.
+func firstOf(chans []<-chan struct{}) <-chan struct{} {
+	if len(chans) == 1 {
+		return chans[0]
+	}
+	out := make(chan struct{})
+	var once sync.Once
+	for _, c := range chans {
+		go func() {
+			<-c
+			once.Do(func() { close(out) })
+		}()
+	}
+	return out
 }
 
 // New returns a constructor of the provider alone, as providerserver takes
@@ -109,10 +127,11 @@ type mobileplanProvider struct {
 	// planSubscriptionCreate; nil until then.
 	configured atomic.Pointer[providerData]
 	stop       stopSignal
+	recovery   *recovery
 }
 
 func newProvider(version string, o options) *mobileplanProvider {
-	p := &mobileplanProvider{version: version, now: o.now, states: frameworkStates{}}
+	p := &mobileplanProvider{version: version, now: o.now, states: frameworkStates{}, recovery: o.recovery}
 	if o.stop != nil {
 		go func() {
 			<-o.stop
@@ -211,7 +230,7 @@ func (p *mobileplanProvider) planSubscriptionCreate(ctx context.Context, config 
 	if data == nil {
 		return nil, false
 	}
-	planCreate(ctx, data.run, data.preflight, tfsdk.Config{Schema: subscriptionSchema(), Raw: config}, &diags)
+	planCreate(ctx, data.run, data.preflight, data.recovery, tfsdk.Config{Schema: subscriptionSchema(), Raw: config}, &diags)
 	return diags, true
 }
 

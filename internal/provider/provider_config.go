@@ -131,7 +131,8 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	p.stop.watch(c)
 	pagedRefresh := cfg.PagedRefresh.IsNull() || cfg.PagedRefresh.IsUnknown() || cfg.PagedRefresh.ValueBool()
 	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": cc.RequestTimeout.String(), "preflight": mode, "paged_refresh": pagedRefresh, "max_requests_per_second": maxRPS, "extra_ca_certificates": caCertPEM != ""})
-	data := &providerData{client: c, run: &operations{client: c}, preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now}
+	p.recovery.open(ctx, baseURL)
+	data := &providerData{client: c, run: &operations{client: c}, preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now, recovery: p.recovery}
 	if pagedRefresh {
 		data.subscriptions = newPagedReader(c)
 	}

@@ -25,6 +25,7 @@ type providerData struct {
 	subscriptions subscriptionReader
 	states        stateCodec
 	now           func() time.Time
+	recovery      *recovery
 }
 
 // subscriptionReader obtains a subscription by id, as the resource's Read

@@ -31,7 +31,7 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if req.State.Raw.IsNull() {
 		// A create: a new subscription, or the create half of a
 		// replacement, which Terraform plans again with no prior state.
-		planCreate(ctx, r.run, r.preflight, req.Config, &resp.Diagnostics)
+		planCreate(ctx, r.run, r.preflight, r.recovery, req.Config, &resp.Diagnostics)
 		return
 	}
 	if req.Plan.Raw.IsNull() {
@@ -81,8 +81,11 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 // plan. ready_for_renewal stays unknown: set here, the plan of a renewal
 // would show it unchanged (false in state, false in the new
 // subscription's plan) and hide which attribute forces the replacement.
-func planCreate(ctx context.Context, run *operations, p *preflight, config tfsdk.Config, diags *diag.Diagnostics) {
+// It says what the apply may do with subscriptions a killed run left out
+// of state (recovery.go).
+func planCreate(ctx context.Context, run *operations, p *preflight, rec *recovery, config tfsdk.Config, diags *diag.Diagnostics) {
 	defer run.operation()(diags)
+	diags.Append(rec.planWarnings()...)
 	p.checkCreate(ctx, config, diags)
 }
 

@@ -52,6 +52,7 @@ type subscriptionResource struct {
 	subscriptions subscriptionReader
 	states        stateCodec
 	now           func() time.Time // renewal's clock
+	recovery      *recovery
 }
 
 func (r *subscriptionResource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -202,7 +203,7 @@ func (r *subscriptionResource) ConfigValidators(context.Context) []resource.Conf
 
 func (r *subscriptionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	data := providerDataFrom(req.ProviderData, &resp.Diagnostics)
-	r.client, r.run, r.preflight, r.subscriptions, r.states, r.now = data.client, data.run, data.preflight, data.subscriptions, data.states, data.now
+	r.client, r.run, r.preflight, r.subscriptions, r.states, r.now, r.recovery = data.client, data.run, data.preflight, data.subscriptions, data.states, data.now, data.recovery
 }
 
 func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -236,8 +237,21 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 	ctx, cancel := context.WithTimeout(ctx, createTimeout)
 	defer cancel()
 
+	if sub, took := r.recovery.take(ctx, r.client, body); sub != nil {
+		model, diags := subscriptionResourceModelOf(sub, plan)
+		resp.Diagnostics.Append(diags...)
+		if diags.HasError() {
+			return
+		}
+		resp.Diagnostics.Append(diagnostics.RecoveryTook(*took, sub.EsimICCID))
+		resp.Diagnostics.Append(r.states.Set(ctx, &resp.State, &model)...)
+		resp.Diagnostics.Append(setSubscriptionIdentity(ctx, resp.Identity, types.StringValue(sub.ID))...)
+		return
+	}
+
 	r.preflight.startCreating()
-	sub, err := r.client.CreateSubscription(ctx, body)
+	sub, err, journalDiags := r.recovery.create(ctx, body, func() (*client.Subscription, error) { return r.client.CreateSubscription(ctx, body) })
+	resp.Diagnostics.Append(journalDiags...)
 	if err != nil {
 		attr := path.Empty()
 		if client.IsPreconditionFailed(err) || client.IsBadRequest(err) {

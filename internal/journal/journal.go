@@ -1,0 +1,355 @@
+// Package journal keeps, beside a Terraform working directory, the record
+// of what the provider's creates brought: written before a create is sent
+// and when its answer comes, synced to disk before either goes on. A run
+// killed before its CLI saved state (SIGKILL, a lost runner, an
+// out-of-memory kill) leaves subscriptions at the service that no state
+// holds; the journal names them, so that the next run can take them
+// instead of buying them again.
+//
+// It knows nothing of the provider or of Terraform's protocol: records of
+// processes, creates, subscriptions and sightings, folded into what they
+// say (view.go), in a file of checksummed lines (record.go), where it
+// lives (locate.go), shared by the processes of one working directory
+// (lock_*.go). It never holds the token.
+package journal
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+)
+
+// StaleAfter is the age past which a leftover is never taken, only named:
+// a run that old was likely dealt with by hand, and a subscription taken
+// by mistake is billed to the wrong configuration.
+const StaleAfter = 7 * 24 * time.Hour
+
+// Journal is one working directory's journal, as one provider process
+// uses it. Its methods are safe for concurrent use.
+type Journal struct {
+	path    string
+	file    *os.File
+	now     func() time.Time
+	process string
+	service string
+	refused string
+
+	mu      sync.Mutex // guards what follows
+	view    *view
+	index   int  // records in the file, for the view's order
+	started bool // this process's start record is written
+	creates int
+	claimed map[string]bool // leftovers this process is taking
+	ended   bool
+
+	w writer
+}
+
+// Identity is what a journal belongs to: a working directory and a
+// workspace. A journal found with another identity is refused.
+type Identity struct {
+	Dir       string
+	Workspace string
+}
+
+// Open opens the journal at path for a process that speaks to the service
+// at service, creating it when absent. A journal that is damaged, of
+// another version, or another working directory's or workspace's, is
+// moved aside (Refused says where and why) and a new one begins. When no
+// process of the directory holds the journal open and it names nothing
+// left over, it is emptied first, so that it stays small.
+func Open(path string, id Identity, service string, now func() time.Time) (*Journal, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	j := &Journal{path: path, now: now, process: newProcessID(), service: service, claimed: map[string]bool{}}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	j.file = f
+	j.w.file = f
+	exclusive := lockExclusiveNow(f)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	records, headed, why := check(data, id)
+	if why != "" {
+		if f, err = j.setAside(why); err != nil {
+			return nil, err
+		}
+		records = nil
+		exclusive = lockExclusiveNow(f)
+	}
+	j.view = newView()
+	for i, r := range records {
+		j.view.apply(i+1, r)
+	}
+	j.index = len(records) + 1
+	if exclusive && len(records) > 0 && len(j.view.leftovers()) == 0 && len(j.view.unanswered()) == 0 {
+		// Nobody else has it open and it names nothing: start afresh.
+		if err := f.Truncate(0); err != nil {
+			_ = f.Close()
+			return nil, err
+		}
+		records, j.index, j.view, headed = nil, 0, newView(), false
+	}
+	if !headed {
+		line, err := encode(record{Kind: kindHeader, Version: formatVersion, Dir: id.Dir, Workspace: id.Workspace})
+		if err == nil {
+			err = j.w.write(line)
+		}
+		if err != nil {
+			_ = f.Close()
+			return nil, err
+		}
+		j.index = 1
+	}
+	lockShared(f)
+	return j, nil
+}
+
+// check returns a journal's records after its header and whether it has
+// one, or why it is not to be trusted.
+func check(data []byte, id Identity) (records []record, headed bool, why string) {
+	records, err := decodeAll(data)
+	switch {
+	case err != nil:
+		return nil, false, fmt.Sprintf("it is damaged (%v)", err)
+	case len(records) == 0:
+		return nil, false, ""
+	case records[0].Kind != kindHeader:
+		return nil, false, "it does not start with a journal's header"
+	case records[0].Version != formatVersion:
+		return nil, false, fmt.Sprintf("it is of format version %d, and this provider reads %d", records[0].Version, formatVersion)
+	case records[0].Dir != id.Dir || records[0].Workspace != id.Workspace:
+		return nil, false, fmt.Sprintf("it belongs to workspace %q of %s, not to workspace %q of %s",
+			records[0].Workspace, records[0].Dir, id.Workspace, id.Dir)
+	}
+	return records[1:], true, ""
+}
+
+// setAside renames the journal out of the way and opens a new one.
+func (j *Journal) setAside(why string) (*os.File, error) {
+	aside := fmt.Sprintf("%s.refused-%d", j.path, j.now().Unix())
+	_ = j.file.Close()
+	if err := os.Rename(j.path, aside); err != nil {
+		return nil, err
+	}
+	j.refused = fmt.Sprintf("The journal %s was not used: %s. It was moved to %s; nothing in it was taken. Delete it once you have checked it.", j.path, why, aside)
+	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	j.file, j.w.file = f, f
+	return f, nil
+}
+
+func newProcessID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Path is where the journal is.
+func (j *Journal) Path() string { return j.path }
+
+// Service is the base URL this process speaks to.
+func (j *Journal) Service() string { return j.service }
+
+// Process is this process's id in the journal.
+func (j *Journal) Process() string { return j.process }
+
+// Refused says why a journal found at the path was set aside; "" when none
+// was.
+func (j *Journal) Refused() string { return j.refused }
+
+// Leftovers are the subscriptions the journal names as given to a process
+// and held by no state it has heard of since, oldest first, whatever their
+// service or age.
+func (j *Journal) Leftovers() []Leftover {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.view.leftovers()
+}
+
+// Unanswered are the creates sent with no answer recorded, oldest first.
+func (j *Journal) Unanswered() []Unanswered {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.view.unanswered()
+}
+
+// Vouched reports whether the latest plan that saw the whole state
+// started after l was given out, so that l was in no state it read.
+func (j *Journal) Vouched(l Leftover) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.view.vouchedFor(l)
+}
+
+// finishingWithin is how recently a process must have written for Others
+// to count it: a provider whose Terraform was killed writes the answers of
+// the creates it had sent, each bounded by its request's time limit, and
+// then exits.
+const finishingWithin = 10 * time.Minute
+
+// Others counts the processes of another Terraform run that still have
+// the journal open and may write to it: alive, never ended, started by
+// another process than this one's parent (the providers of one run, one
+// per provider configuration, share a parent), and writing lately. A
+// provider whose Terraform was killed is one while it sees through the
+// creates it had sent.
+func (j *Journal) Others() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	n := 0
+	for _, p := range j.view.processes {
+		if !p.ended && p.pid != 0 && p.pid != os.Getpid() && p.ppid != os.Getppid() &&
+			j.now().Sub(p.last) < finishingWithin && alive(p.pid) {
+			n++
+		}
+	}
+	return n
+}
+
+// Begin records this process's start, so that the plan it makes can vouch
+// for what it saw; appending any record begins too.
+func (j *Journal) Begin() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.appendLocked()
+}
+
+// Seen records that a state held subscription id, if the journal names it
+// as a leftover: it is then taken by no create. It reports whether it was
+// one.
+func (j *Journal) Seen(id string) (bool, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	h := j.view.held[id]
+	if h == nil || h.seen || j.view.processes[h.process].ended {
+		return false, nil
+	}
+	return true, j.appendLocked(record{Kind: kindSeen, ID: id})
+}
+
+// Sending records a create about to be sent, asking for request, and
+// returns its number, for Created or Unsent.
+func (j *Journal) Sending(request string) (int, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.creates++
+	n := j.creates
+	return n, j.appendLocked(record{Kind: kindSent, Create: n, Request: request})
+}
+
+// Created records the service's answer to create n: subscription id.
+func (j *Journal) Created(n int, request, id string) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.appendLocked(record{Kind: kindCreated, Create: n, Request: request, ID: id})
+}
+
+// Unsent records that create n made nothing: it was never sent, or the
+// service refused it.
+func (j *Journal) Unsent(n int) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.appendLocked(record{Kind: kindUnsent, Create: n})
+}
+
+// Claim reserves, for a create asking for request, the oldest leftover of
+// this service asking for the same, that the latest whole plan vouches
+// for (Vouched), not stale, nor reserved already. The caller checks it at the service and
+// then calls Adopted; one found unfit is not offered again.
+func (j *Journal) Claim(request string) (Leftover, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, l := range j.view.leftovers() {
+		if l.Request == request && l.Service == j.service && !j.claimed[l.ID] &&
+			j.now().Sub(l.Run) < StaleAfter && j.view.vouchedFor(l) {
+			j.claimed[l.ID] = true
+			return l, true
+		}
+	}
+	return Leftover{}, false
+}
+
+// Adopted records that a create took l instead of sending.
+func (j *Journal) Adopted(l Leftover) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.appendLocked(record{Kind: kindAdopted, Request: l.Request, ID: l.ID})
+}
+
+// End records that this process ended as Terraform ends its providers:
+// whole says it saw every subscription its state held (no -target), and
+// applied that it applied changes. A process that wrote nothing writes
+// nothing. End then closes the journal.
+func (j *Journal) End(whole, applied bool) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.ended {
+		return nil
+	}
+	var err error
+	if j.started {
+		err = j.appendLocked(record{Kind: kindEnd, Whole: whole, Applied: applied})
+	}
+	j.ended = true
+	return errors.Join(err, j.file.Close())
+}
+
+// Close closes the journal without an end record, as a killed process
+// leaves it.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.ended {
+		return nil
+	}
+	j.ended = true
+	return j.file.Close()
+}
+
+// appendLocked writes records (this process's start first, if not yet
+// written) and waits until they are on disk; j.mu is held, and released
+// while waiting so that other records join the same write.
+func (j *Journal) appendLocked(records ...record) error {
+	if j.ended {
+		return errors.New("the journal is closed")
+	}
+	if !j.started {
+		j.started = true
+		records = slices.Insert(records, 0, record{Kind: kindStart, PID: os.Getpid(), PPID: os.Getppid(), Service: j.service})
+	}
+	var lines []byte
+	now := j.now().UnixMilli()
+	for _, r := range records {
+		r.Process, r.At = j.process, now
+		line, err := encode(r)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, line...)
+		j.view.apply(j.index, r)
+		j.index++
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	ticket := j.w.queue(lines)
+	j.mu.Unlock()
+	err := j.w.wait(ticket)
+	j.mu.Lock()
+	return err
+}

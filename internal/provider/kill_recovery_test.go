@@ -1,0 +1,281 @@
+//go:build unix
+
+package provider
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+)
+
+// A run killed with SIGKILL mid-apply (an out-of-memory kill, a lost
+// runner, a job timeout's last signal) leaves at the service what its CLI
+// had not saved: with OpenTofu, or any remote backend, up to 20 seconds of
+// creates; with Terraform's local state, the creates in flight. The next
+// apply in the same working directory, with no step from the user, must
+// leave exactly the configured count at the service and in state, taking
+// what the killed run created instead of buying it again, and never take
+// what another configuration on the same token holds.
+func TestCLI_killedApplyIsRecoveredByTheNextApply(t *testing.T) {
+	t.Parallel()
+	acctest.SkipUnlessAcceptance(t)
+	const count = 16
+	for _, backend := range []string{"local", "http"} {
+		// The moments: a few creates answered and more in flight; most
+		// answered.
+		for _, after := range []int{2, 9} {
+			t.Run(fmt.Sprintf("%s state, killed after %d creates", backend, after), func(t *testing.T) {
+				t.Parallel()
+				killedApplyRecovered(t, backend, count, after)
+			})
+		}
+	}
+}
+
+func killedApplyRecovered(t *testing.T, backend string, count, after int) {
+	emu, err := emulator.New(emulator.Options{Token: emulatortest.Token, RateLimit: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := &answeredCreates{emu: emu, byPlan: map[string]int{}}
+	ts := httptest.NewServer(front)
+	t.Cleanup(func() { ts.Close(); emu.Close() })
+	srv := &emulatortest.Server{Emulator: emu, URL: ts.URL, Token: emulatortest.Token}
+	// Each answer comes a second after the service acted, so that creates
+	// are in flight when the CLI is killed.
+	srv.SetFaults(emulator.Faults{LatencyMs: 1000})
+
+	// Another configuration on the same token, applying at the same time,
+	// of another plan, so that the moment of the kill counts this one's.
+	other := newTerraformCLI(t)
+	other.Write("main.tf", cliProvider(srv)+`
+resource "mobileplan_subscription" "other" {
+  count   = 4
+  plan_id = "plan_002"
+}
+`)
+	otherApply := startBackground(t, other, "apply", "-auto-approve", "-input=false")
+
+	tf := newTerraformCLI(t)
+	tf.Write("main.tf", backendBlock(t, backend)+cliProvider(srv)+fmt.Sprintf(`
+resource "mobileplan_subscription" "fleet" {
+  count   = %d
+  plan_id = "plan_001"
+}
+`, count))
+	if backend != "local" {
+		initWithoutRegistry(t, tf)
+	}
+	apply := startBackground(t, tf, "apply", "-auto-approve", "-input=false")
+	binary := tf.ProviderPath()
+	deadline := time.Now().Add(2 * time.Minute)
+	for front.answered("plan_001") < after {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d creates never reached the service:\n%s", after, apply.out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	providers := providerChildren(t, apply.cmd.Process.Pid, binary)
+	// The CLI alone, as the kernel's out-of-memory killer or a runner's
+	// last signal does: its provider is left to find Terraform gone.
+	if err := apply.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-apply.exited
+	<-otherApply.exited
+	if code := otherApply.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("the other configuration's apply exited %d:\n%s", code, otherApply.out.String())
+	}
+	otherIDs := stateSubscriptionIDs(t, other)
+	killedIDs := stateSubscriptionIDs(t, tf)
+	atKill := srv.Stats().Subscriptions
+	t.Logf("killed: %d subscriptions at the service, %d in this state, %d in the other's; %d provider process(es) finishing",
+		atKill, len(killedIDs), len(otherIDs), len(alive(providers)))
+
+	// The next run, at once, as a retried job on the same runner.
+	out := tf.Must("apply", "-auto-approve", "-input=false")
+	ids := stateSubscriptionIDs(t, tf)
+	total := srv.Stats().Subscriptions
+	if len(ids) != count || total != count+len(otherIDs) {
+		t.Errorf("after the next apply: %d in state (want %d), %d at the service (want %d: %d here, %d in the other configuration): %d bought twice\n%s",
+			len(ids), count, total, count+len(otherIDs), count, len(otherIDs), total-count-len(otherIDs), out)
+	}
+	for _, id := range otherIDs {
+		if slices.Contains(ids, id) {
+			t.Errorf("%s, held by the other configuration, was taken", id)
+		}
+	}
+	if again := stateSubscriptionIDs(t, other); !slices.Equal(again, otherIDs) {
+		t.Errorf("the other configuration's state changed: %v, was %v", again, otherIDs)
+	}
+	if took := strings.Count(unwrap(out), "Took a subscription a killed run left out of state"); atKill > len(killedIDs) && took == 0 && !strings.Contains(unwrap(out), "similar warnings") {
+		t.Errorf("the apply names no subscription it took:\n%s", out)
+	}
+	if t.Failed() {
+		t.Logf("journal after the next apply:\n%s", tf.Read(".terraform/mobileplan/default.journal"))
+	}
+	srv.SetFaults(emulator.Faults{})
+	tf.ExpectNoChanges()
+}
+
+// answeredCreates fronts an emulator and counts the creates it answered
+// with a subscription, by plan.
+type answeredCreates struct {
+	emu    *emulator.Emulator
+	mu     sync.Mutex
+	byPlan map[string]int
+}
+
+func (a *answeredCreates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/subscriptions" {
+		a.emu.ServeHTTP(w, r)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var req struct {
+		PlanID string `json:"planId"`
+	}
+	_ = json.Unmarshal(body, &req)
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	a.emu.ServeHTTP(rec, r)
+	if rec.status == http.StatusOK {
+		a.mu.Lock()
+		a.byPlan[req.PlanID]++
+		a.mu.Unlock()
+	}
+}
+
+func (a *answeredCreates) answered(planID string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.byPlan[planID]
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
+}
+
+// backendBlock is the terraform block of a state backend: local state
+// (none), or an http backend served by the test on loopback, as a remote
+// backend that saves state at most every 20 seconds during an apply.
+func backendBlock(t *testing.T, backend string) string {
+	if backend == "local" {
+		return ""
+	}
+	state := &httpState{}
+	ts := httptest.NewServer(state)
+	t.Cleanup(ts.Close)
+	return fmt.Sprintf(`
+terraform {
+  backend "http" {
+    address = %q
+  }
+}
+`, ts.URL+"/state")
+}
+
+// initWithoutRegistry runs terraform init, which a backend needs, with the
+// provider under test found in a plugin directory instead of a registry:
+// init installs providers even where dev_overrides replaces them.
+func initWithoutRegistry(t *testing.T, tf *acctest.CLI) {
+	t.Helper()
+	plugins := filepath.Join(tf.Dir, "plugins")
+	for _, host := range []string{"registry.terraform.io", "registry.opentofu.org"} {
+		dir := filepath.Join(plugins, host, "mobileplan", "mobileplan", "0.0.1", runtime.GOOS+"_"+runtime.GOARCH)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(tf.ProviderPath(), filepath.Join(dir, "terraform-provider-mobileplan_v0.0.1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tf.Must("init", "-input=false", "-plugin-dir="+plugins)
+}
+
+// httpState is the state store of Terraform's http backend: GET, POST.
+type httpState struct {
+	mu   sync.Mutex
+	body []byte
+}
+
+func (s *httpState) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch r.Method {
+	case http.MethodGet:
+		if s.body == nil {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		_, _ = w.Write(s.body)
+	case http.MethodPost:
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		s.body = b
+	case http.MethodDelete:
+		s.body = nil
+	default:
+		w.WriteHeader(http.StatusMethodNotAllowed)
+	}
+}
+
+// stateSubscriptionIDs are the ids of the subscriptions the working
+// directory's state holds, sorted.
+func stateSubscriptionIDs(t *testing.T, tf *acctest.CLI) []string {
+	t.Helper()
+	out, code := tf.Run(nil, "show", "-json")
+	if code != 0 {
+		t.Fatalf("terraform show -json exited %d:\n%s", code, out)
+	}
+	var shown struct {
+		Values *struct {
+			RootModule struct {
+				Resources []struct {
+					Type   string `json:"type"`
+					Values struct {
+						ID string `json:"id"`
+					} `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(out), &shown); err != nil {
+		t.Fatalf("terraform show -json: %v\n%s", err, out)
+	}
+	var ids []string
+	if shown.Values != nil {
+		for _, r := range shown.Values.RootModule.Resources {
+			if r.Type == subscriptionTypeName {
+				ids = append(ids, r.Values.ID)
+			}
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
