@@ -41,7 +41,7 @@ type record struct {
 	Workspace string `json:"ws,omitempty"`
 	// Every other record names the process that wrote it.
 	Process string `json:"p,omitempty"`
-	At int64 `json:"at,omitempty"` // Unix milliseconds
+	At      int64  `json:"at,omitempty"` // Unix milliseconds
 	// Start.
 	PID     int    `json:"pid,omitempty"`
 	PPID    int    `json:"ppid,omitempty"` // the process that started it (Terraform)
