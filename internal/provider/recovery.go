@@ -76,6 +76,8 @@ type recovery struct {
 
 	limitedOnce sync.Once
 	limitedWhy  string
+
+	allotted map[string]int // creates of each request this plan expects a leftover to serve (mayTake); guarded by mu
 }
 
 // open opens the journal for the service at service, once.
@@ -259,6 +261,38 @@ func (r *recovery) planWarnings() diag.Diagnostics {
 		diags.Append(diagnostics.RecoveryUnanswered(creates))
 	}
 	return diags
+}
+
+// mayTake reports whether the apply may serve one more planned create of
+// request with a leftover: fewer creates of request were counted so far
+// than there are usable leftovers of it not seen in state yet. The
+// preflight then reserves no free eSIM for it. A leftover this plan
+// later finds in state makes the count one too generous, and the apply
+// may then meet the service's outOfInventory for that create: never a
+// plan refused that the recovery makes possible.
+func (r *recovery) mayTake(request string) bool {
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.journal == nil || r.limited() != "" {
+		return false
+	}
+	usable := 0
+	for _, l := range r.journal.Leftovers() {
+		if l.Request == request && l.Service == r.journal.Service() && time.Since(l.Run) < journal.StaleAfter {
+			usable++
+		}
+	}
+	if r.allotted == nil {
+		r.allotted = map[string]int{}
+	}
+	if r.allotted[request] >= usable {
+		return false
+	}
+	r.allotted[request]++
+	return true
 }
 
 func formatDays(d time.Duration) string { return fmt.Sprintf("%d days", int(d/(24*time.Hour))) }

@@ -86,7 +86,7 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 func planCreate(ctx context.Context, run *operations, p *preflight, rec *recovery, config tfsdk.Config, diags *diag.Diagnostics) {
 	defer run.operation()(diags)
 	diags.Append(rec.planWarnings()...)
-	p.checkCreate(ctx, config, diags)
+	p.checkCreate(ctx, config, rec.mayTake, diags)
 }
 
 // subscriptionSpeedUps is what package fastpath's accelerator is told of
