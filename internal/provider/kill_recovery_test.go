@@ -42,29 +42,47 @@ func TestCLI_killedApplyIsRecoveredByTheNextApply(t *testing.T) {
 		for _, after := range []int{2, 9} {
 			t.Run(fmt.Sprintf("%s state, killed after %d creates", backend, after), func(t *testing.T) {
 				t.Parallel()
-				killedApplyRecovered(t, backend, count, after)
+				killedApplyRecovered(t, backend, count, after, after > 2)
 			})
 		}
 	}
 }
 
-func killedApplyRecovered(t *testing.T, backend string, count, after int) {
-	emu, err := emulator.New(emulator.Options{Token: emulatortest.Token, RateLimit: 4})
+// killedRun is a working directory whose apply was killed mid-way, with
+// the service it ran against.
+type killedRun struct {
+	srv   *emulatortest.Server
+	tf    *acctest.CLI
+	other *acctest.CLI // another configuration on the same token
+	// inState is how many subscriptions its state held after the kill,
+	// atService how many it had at the service once the killed run's
+	// provider had exited (settle).
+	inState, atService int
+	providers          []int // the killed run's provider processes
+}
+
+// killMidApply applies count subscriptions in a new working directory with
+// state in backend, beside another configuration applying on the same
+// token, and kills the CLI alone once after of its creates were answered.
+func killMidApply(t *testing.T, backend string, count, after int) *killedRun {
+	emu, err := emulator.New(emulator.Options{Token: emulatortest.Token})
 	if err != nil {
 		t.Fatal(err)
 	}
-	front := &answeredCreates{emu: emu, byPlan: map[string]int{}}
+	front := &answeredCreates{emu: emu, answers: map[string]int{}, arrivals: map[string]int{}}
 	ts := httptest.NewServer(front)
 	t.Cleanup(func() { ts.Close(); emu.Close() })
 	srv := &emulatortest.Server{Emulator: emu, URL: ts.URL, Token: emulatortest.Token}
 	// Each answer comes a second after the service acted, so that creates
-	// are in flight when the CLI is killed.
+	// are in flight when the CLI is killed; each configuration sends at
+	// most 4 requests a second, so that creates of one apply start apart.
 	srv.SetFaults(emulator.Faults{LatencyMs: 1000})
+	paced := acctest.ProviderBlock(srv, "  max_requests_per_second = 4\n")
 
 	// Another configuration on the same token, applying at the same time,
 	// of another plan, so that the moment of the kill counts this one's.
 	other := newTerraformCLI(t)
-	other.Write("main.tf", cliProvider(srv)+`
+	other.Write("main.tf", paced+`
 resource "mobileplan_subscription" "other" {
   count   = 4
   plan_id = "plan_002"
@@ -73,7 +91,7 @@ resource "mobileplan_subscription" "other" {
 	otherApply := startBackground(t, other, "apply", "-auto-approve", "-input=false")
 
 	tf := newTerraformCLI(t)
-	tf.Write("main.tf", backendBlock(t, backend)+cliProvider(srv)+fmt.Sprintf(`
+	tf.Write("main.tf", backendBlock(t, backend)+paced+fmt.Sprintf(`
 resource "mobileplan_subscription" "fleet" {
   count   = %d
   plan_id = "plan_001"
@@ -85,7 +103,8 @@ resource "mobileplan_subscription" "fleet" {
 	apply := startBackground(t, tf, "apply", "-auto-approve", "-input=false")
 	binary := tf.ProviderPath()
 	deadline := time.Now().Add(2 * time.Minute)
-	for front.answered("plan_001") < after {
+	// The moment: after creates answered, and others sent, in flight.
+	for answered, inFlight := front.creates("plan_001"); answered < after || inFlight == 0; answered, inFlight = front.creates("plan_001") {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d creates never reached the service:\n%s", after, apply.out.String())
 		}
@@ -102,13 +121,32 @@ resource "mobileplan_subscription" "fleet" {
 	if code := otherApply.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("the other configuration's apply exited %d:\n%s", code, otherApply.out.String())
 	}
-	otherIDs := stateSubscriptionIDs(t, other)
-	killedIDs := stateSubscriptionIDs(t, tf)
-	atKill := srv.Stats().Subscriptions
-	t.Logf("killed: %d subscriptions at the service, %d in this state, %d in the other's; %d provider process(es) finishing",
-		atKill, len(killedIDs), len(otherIDs), len(alive(providers)))
+	return &killedRun{srv: srv, tf: tf, other: other, inState: len(stateSubscriptionIDs(t, tf)), providers: providers}
+}
 
-	// The next run, at once, as a retried job on the same runner.
+// settle waits for the killed run's provider to see its creates through
+// and exit, and counts what the kill left out of state.
+func (k *killedRun) settle(t *testing.T) {
+	for deadline := time.Now().Add(time.Minute); len(alive(k.providers)) > 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	k.atService = k.srv.Stats().Subscriptions - len(stateSubscriptionIDs(t, k.other))
+	t.Logf("killed: %d subscriptions of this configuration at the service, %d in its state", k.atService, k.inState)
+	if k.atService <= k.inState {
+		t.Fatalf("the kill left nothing out of state: %d at the service, %d in state", k.atService, k.inState)
+	}
+}
+
+func killedApplyRecovered(t *testing.T, backend string, count, after int, atOnce bool) {
+	k := killMidApply(t, backend, count, after)
+	tf, srv, other := k.tf, k.srv, k.other
+	if !atOnce {
+		k.settle(t)
+	}
+	otherIDs := stateSubscriptionIDs(t, other)
+
+	// The next run, as a retried job on the same runner: at once, it waits
+	// for the killed run's provider to record what it sees through.
 	out := tf.Must("apply", "-auto-approve", "-input=false")
 	ids := stateSubscriptionIDs(t, tf)
 	total := srv.Stats().Subscriptions
@@ -124,7 +162,11 @@ resource "mobileplan_subscription" "fleet" {
 	if again := stateSubscriptionIDs(t, other); !slices.Equal(again, otherIDs) {
 		t.Errorf("the other configuration's state changed: %v, was %v", again, otherIDs)
 	}
-	if took := strings.Count(unwrap(out), "Took a subscription a killed run left out of state"); atKill > len(killedIDs) && took == 0 && !strings.Contains(unwrap(out), "similar warnings") {
+	plain := unwrap(out)
+	if !strings.Contains(plain, "Taking subscriptions a killed run left out of state") {
+		t.Errorf("the plan does not say it will take what the killed run left:\n%s", out)
+	}
+	if !strings.Contains(plain, "Took a subscription a killed run left out of state") {
 		t.Errorf("the apply names no subscription it took:\n%s", out)
 	}
 	if t.Failed() {
@@ -134,12 +176,36 @@ resource "mobileplan_subscription" "fleet" {
 	tf.ExpectNoChanges()
 }
 
-// answeredCreates fronts an emulator and counts the creates it answered
-// with a subscription, by plan.
+// An apply limited by -target cannot see every subscription its state
+// holds: it takes nothing, creates as always, and names what the journal
+// holds as possibly left out of state.
+func TestCLI_targetedApplyAfterAKillTakesNothingAndSaysSo(t *testing.T) {
+	t.Parallel()
+	acctest.SkipUnlessAcceptance(t)
+	const count = 8
+	k := killMidApply(t, "local", count, 2)
+	k.settle(t)
+	out := k.tf.Must("apply", "-auto-approve", "-input=false", "-target=mobileplan_subscription.fleet")
+	plain := unwrap(out)
+	if strings.Contains(plain, "Took a subscription") {
+		t.Errorf("a targeted apply took a subscription:\n%s", out)
+	}
+	if !strings.Contains(plain, "Subscriptions a killed run may have left out of state") || !strings.Contains(plain, "(-target)") {
+		t.Errorf("the targeted apply does not name the leftovers and why it leaves them:\n%s", out)
+	}
+	otherIDs := stateSubscriptionIDs(t, k.other)
+	if got, want := k.srv.Stats().Subscriptions, count+len(otherIDs)+k.atService-k.inState; got != want {
+		t.Errorf("%d subscriptions at the service, want %d: the configuration's %d, the other's %d and the %d the kill left", got, want, count, len(otherIDs), k.atService-k.inState)
+	}
+}
+
+// answeredCreates fronts an emulator and counts the creates that arrived
+// and those it answered, by plan.
 type answeredCreates struct {
-	emu    *emulator.Emulator
-	mu     sync.Mutex
-	byPlan map[string]int
+	emu      *emulator.Emulator
+	mu       sync.Mutex
+	arrivals map[string]int
+	answers  map[string]int
 }
 
 func (a *answeredCreates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -153,29 +219,21 @@ func (a *answeredCreates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		PlanID string `json:"planId"`
 	}
 	_ = json.Unmarshal(body, &req)
-	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	a.emu.ServeHTTP(rec, r)
-	if rec.status == http.StatusOK {
-		a.mu.Lock()
-		a.byPlan[req.PlanID]++
-		a.mu.Unlock()
-	}
+	a.mu.Lock()
+	a.arrivals[req.PlanID]++
+	a.mu.Unlock()
+	a.emu.ServeHTTP(w, r)
+	a.mu.Lock()
+	a.answers[req.PlanID]++
+	a.mu.Unlock()
 }
 
-func (a *answeredCreates) answered(planID string) int {
+// creates are how many creates of planID were answered, and how many
+// arrived and await their answer.
+func (a *answeredCreates) creates(planID string) (answered, inFlight int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.byPlan[planID]
-}
-
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	s.status = code
-	s.ResponseWriter.WriteHeader(code)
+	return a.answers[planID], a.arrivals[planID] - a.answers[planID]
 }
 
 // backendBlock is the terraform block of a state backend: local state
