@@ -30,17 +30,23 @@ func listLeftovers(ls []Leftover) string {
 	return b.String()
 }
 
-// RecoveryPlanned: the plan of a create, in a working directory whose
-// journal names subscriptions a killed run left out of state. The apply
-// decides which it takes, once the whole plan has shown which a state holds.
-func RecoveryPlanned(journal string, candidates []Leftover) diag.Diagnostic {
+// RecoveryPlanned: the plan of a create, where subscriptions a killed or
+// lost run left out of state may serve it: those the journal names
+// (journal, its path), with those of the lost run lostRunStarted names
+// when it is set. The apply decides which it takes, once the whole plan
+// has shown which a state holds.
+func RecoveryPlanned(journal string, lostRunStarted time.Time, candidates []Leftover) diag.Diagnostic {
+	source := "A run in this working directory ended without Terraform saving its state (a SIGKILL, a lost runner or an out-of-memory kill); " +
+		"the provider's journal of creates, " + journal + ", names what the service created for it."
+	if !lostRunStarted.IsZero() {
+		source = fmt.Sprintf("lost_run_started_at names a run lost with its working directory, started %s; the service shows the unused subscriptions created since then, "+
+			"and the provider's journal of creates, %s, keeps them for this recovery.", lostRunStarted.UTC().Format(time.RFC3339), journal)
+	}
 	return diag.NewWarningDiagnostic("Taking subscriptions a killed run left out of state",
-		fmt.Sprintf("A run in this working directory ended without Terraform saving its state (a SIGKILL, a lost runner or an out-of-memory kill) after the service had created "+
-			"%s that this plan has not found in state so far:%s\n\n"+
+		fmt.Sprintf("%s This plan has not found %s of them in state so far:%s\n\n"+
 			"Applying this plan takes each of them that no instance of this state holds for a create of the same plan, instead of creating a new subscription "+
-			"(each is checked at the service first: unused, and of that plan); the others are created as usual. The apply's output names every subscription taken. "+
-			"The provider's journal of creates, %s, is what names them. %s",
-			count(len(candidates), "subscription"), listLeftovers(candidates), journal, interruptedRunsGuide))
+			"(each is checked at the service first: unused, and of that plan); the others are created as usual. The apply's output names every subscription taken. %s",
+			source, count(len(candidates), "subscription"), listLeftovers(candidates), interruptedRunsGuide))
 }
 
 // RecoveryTook: a create took a leftover instead of sending.
@@ -77,6 +83,14 @@ func RecoveryUnanswered(creates []Unanswered) diag.Diagnostic {
 		fmt.Sprintf("The provider's journal of creates records %s sent without an answer, the provider's process having ended first:%s\n\n"+
 			"The service may have made a subscription for each, which no state holds. Look for unused subscriptions of that plan created within a minute of each time "+
 			"(the mobileplan_subscriptions data source, newest first), and adopt them with import blocks. %s", count(len(creates), "create"), b.String(), interruptedRunsGuide))
+}
+
+// LostRunUnread: the service's list could not be read for the lost run
+// the settings name; nothing of it is taken.
+func LostRunUnread(err error) diag.Diagnostic {
+	return diag.NewWarningDiagnostic("The lost run's subscriptions could not be read",
+		fmt.Sprintf("The provider could not list the service's subscriptions to find those of the run lost_run_started_at names (%v), so this run takes none of them and creates as usual. Plan again once the service answers. %s",
+			Detail(err), interruptedRunsGuide))
 }
 
 // JournalRefused: a journal found in the working directory was set aside.

@@ -47,6 +47,7 @@ type Journal struct {
 	creates int
 	claimed map[string]bool // leftovers this process is taking
 	ended   bool
+	lostRun string // the lost run this process recovers (RecordLostRun)
 
 	w writer
 }
@@ -63,12 +64,18 @@ type Identity struct {
 // another version, or another working directory's or workspace's, is
 // moved aside (Refused says where and why) and a new one begins. When no
 // process of the directory holds the journal open and it names nothing
-// left over, it is emptied first, so that it stays small.
-func Open(path string, id Identity, service string, now func() time.Time) (*Journal, error) {
+// left over, it is emptied first, so that it stays small. lostRun, unless
+// zero, is the start of a run whose working directory is gone, which
+// this process recovers (RecordLostRun); what the journal holds of other
+// lost runs is ignored, and dropped when it is emptied.
+func Open(path string, id Identity, service string, lostRun time.Time, now func() time.Time) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
 	j := &Journal{path: path, now: now, process: newProcessID(), service: service, claimed: map[string]bool{}}
+	if !lostRun.IsZero() {
+		j.lostRun = lostRunPrefix + lostRun.UTC().Format(time.RFC3339)
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
@@ -94,7 +101,7 @@ func Open(path string, id Identity, service string, now func() time.Time) (*Jour
 		j.view.apply(i+1, r)
 	}
 	j.index = len(records) + 1
-	if exclusive && len(records) > 0 && len(j.view.leftovers()) == 0 && len(j.view.unanswered()) == 0 {
+	if exclusive && len(records) > 0 && len(j.view.leftovers(j.lostRun)) == 0 && len(j.view.unanswered()) == 0 {
 		// Nobody else has it open and it names nothing: start afresh.
 		if err := f.Truncate(0); err != nil {
 			_ = f.Close()
@@ -178,7 +185,7 @@ func (j *Journal) Refused() string { return j.refused }
 func (j *Journal) Leftovers() []Leftover {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.view.leftovers()
+	return j.view.leftovers(j.lostRun)
 }
 
 // Unanswered are the creates sent with no answer recorded, oldest first.
@@ -219,6 +226,64 @@ func (j *Journal) Others() int {
 		}
 	}
 	return n
+}
+
+// LostSubscription is a subscription the service shows of a lost run: one
+// it made and no state may hold.
+type LostSubscription struct {
+	ID            string
+	Request, Also string
+}
+
+// RecordLostRun records, as given to the lost run Open was given, whose
+// working directory, and journal, are gone, the subscriptions the service
+// shows of it and this journal does not name; this process's leftovers
+// include them, as they would a killed run's of this working directory.
+// It must come before this process's own start (Begin), which the plan
+// that vouches for them needs after them.
+func (j *Journal) RecordLostRun(started time.Time, subs []LostSubscription) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	run := j.lostRun
+	switch {
+	case run == "":
+		return errors.New("the journal was opened for no lost run")
+	case j.started:
+		return errors.New("a lost run is recorded before the process's own records")
+	}
+	var lines []byte
+	add := func(r record) error {
+		r.Process = run
+		line, err := encode(r)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, line...)
+		j.view.apply(j.index, r)
+		j.index++
+		return nil
+	}
+	if j.view.processes[run] == nil {
+		if err := add(record{Kind: kindStart, At: started.UnixMilli(), Service: j.service}); err != nil {
+			return err
+		}
+	}
+	for _, s := range subs {
+		if j.view.held[s.ID] != nil {
+			continue // this journal knows it already
+		}
+		if err := add(record{Kind: kindCreated, ID: s.ID, Request: s.Request, Also: s.Also, At: j.now().UnixMilli()}); err != nil {
+			return err
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	ticket := j.w.queue(lines)
+	j.mu.Unlock()
+	err := j.w.wait(ticket)
+	j.mu.Lock()
+	return err
 }
 
 // Begin records this process's start, so that the plan it makes can vouch
@@ -274,8 +339,8 @@ func (j *Journal) Unsent(n int) error {
 func (j *Journal) Claim(request string) (Leftover, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	for _, l := range j.view.leftovers() {
-		if l.Request == request && l.Service == j.service && !j.claimed[l.ID] &&
+	for _, l := range j.view.leftovers(j.lostRun) {
+		if (l.Request == request || l.Also == request) && l.Service == j.service && !j.claimed[l.ID] &&
 			j.now().Sub(l.Run) < StaleAfter && j.view.vouchedFor(l) {
 			j.claimed[l.ID] = true
 			return l, true
@@ -288,7 +353,7 @@ func (j *Journal) Claim(request string) (Leftover, bool) {
 func (j *Journal) Adopted(l Leftover) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.appendLocked(record{Kind: kindAdopted, Request: l.Request, ID: l.ID})
+	return j.appendLocked(record{Kind: kindAdopted, Request: l.Request, Also: l.Also, ID: l.ID})
 }
 
 // End records that this process ended as Terraform ends its providers:

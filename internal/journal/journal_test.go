@@ -25,7 +25,7 @@ func (c *clock) Now() time.Time { return c.now }
 
 func open(t *testing.T, path string, c *clock) *Journal {
 	t.Helper()
-	j, err := Open(path, here, svc, c.Now)
+	j, err := Open(path, here, svc, time.Time{}, c.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestAnotherServicesLeftoverIsNeverClaimed(t *testing.T) {
 	c := &clock{t0}
 	killedApply(t, path, c)
 	plan(t, path, c, true)
-	j, err := Open(path, here, "https://elsewhere.example.com", c.Now)
+	j, err := Open(path, here, "https://elsewhere.example.com", time.Time{}, c.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestARefusedJournalIsSetAsideAndNothingInItTaken(t *testing.T) {
 			if c.spoil != nil {
 				c.spoil(t, path)
 			}
-			j, err := Open(path, c.id, svc, clk.Now)
+			j, err := Open(path, c.id, svc, time.Time{}, clk.Now)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -50,6 +50,10 @@ type record struct {
 	// and what it asked for.
 	Create  int    `json:"n,omitempty"`
 	Request string `json:"req,omitempty"`
+	// Also is another request the subscription would serve as well: a
+	// subscription of a lost run, found at the service, may have been
+	// made from either form of its plan.
+	Also string `json:"also,omitempty"`
 	// Created, adopted, seen: the subscription.
 	ID string `json:"id,omitempty"`
 	// End.

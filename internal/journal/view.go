@@ -33,6 +33,7 @@ type holding struct {
 	index   int
 	process string
 	request string
+	also    string
 	seen    bool // a state held it after index
 }
 
@@ -72,7 +73,7 @@ func (v *view) apply(index int, r record) {
 		if s := v.sends[sendKey{r.Process, r.Create}]; s != nil {
 			s.resolved = true
 		}
-		v.held[r.ID] = &holding{index: index, process: r.Process, request: r.Request}
+		v.held[r.ID] = &holding{index: index, process: r.Process, request: r.Request, also: r.Also}
 	case kindUnsent:
 		if s := v.sends[sendKey{r.Process, r.Create}]; s != nil {
 			s.resolved = true
@@ -92,8 +93,9 @@ func (v *view) apply(index int, r record) {
 // it, so its state may not have been saved.
 type Leftover struct {
 	ID string
-	// Request names what the create asked for (see Request).
-	Request string
+	// Request names what the create asked for; Also, when set, another
+	// request it serves as well.
+	Request, Also string
 	// Run is when the process that was given it started.
 	Run time.Time
 	// Service is the base URL that process used.
@@ -111,18 +113,27 @@ type Unanswered struct {
 }
 
 // leftovers are the subscriptions processes were given and no state is
-// known to hold, oldest first.
-func (v *view) leftovers() []Leftover {
+// known to hold, oldest first; of lost runs (RecordLostRun), only those of
+// lostRun.
+func (v *view) leftovers(lostRun string) []Leftover {
 	var out []Leftover
 	for id, h := range v.held {
 		p := v.processes[h.process]
-		if h.seen || p.ended {
+		if h.seen || p.ended || (isLostRun(h.process) && h.process != lostRun) {
 			continue
 		}
-		out = append(out, Leftover{ID: id, Request: h.request, Run: p.at, Service: p.service, index: h.index})
+		out = append(out, Leftover{ID: id, Request: h.request, Also: h.also, Run: p.at, Service: p.service, index: h.index})
 	}
 	slices.SortFunc(out, func(a, b Leftover) int { return a.index - b.index })
 	return out
+}
+
+// lostRunPrefix begins the process id under which RecordLostRun writes
+// what the service shows of a run whose working directory is gone.
+const lostRunPrefix = "lost-run:"
+
+func isLostRun(process string) bool {
+	return len(process) > len(lostRunPrefix) && process[:len(lostRunPrefix)] == lostRunPrefix
 }
 
 // unanswered are the creates sent with no answer recorded, oldest first.

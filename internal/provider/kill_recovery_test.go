@@ -59,6 +59,10 @@ type killedRun struct {
 	// provider had exited (settle).
 	inState, atService int
 	providers          []int // the killed run's provider processes
+	// config is its configuration, without the provider block; started
+	// is a moment just before the killed apply started.
+	config  string
+	started time.Time
 }
 
 // killMidApply applies count subscriptions in a new working directory with
@@ -91,15 +95,17 @@ resource "mobileplan_subscription" "other" {
 	otherApply := startBackground(t, other, "apply", "-auto-approve", "-input=false")
 
 	tf := newTerraformCLI(t)
-	tf.Write("main.tf", backendBlock(t, backend)+paced+fmt.Sprintf(`
+	config := backendBlock(t, backend) + fmt.Sprintf(`
 resource "mobileplan_subscription" "fleet" {
   count   = %d
   plan_id = "plan_001"
 }
-`, count))
+`, count)
+	tf.Write("main.tf", config+paced)
 	if backend != "local" {
 		initWithoutRegistry(t, tf)
 	}
+	started := time.Now().Add(-time.Second).Truncate(time.Second)
 	apply := startBackground(t, tf, "apply", "-auto-approve", "-input=false")
 	binary := tf.ProviderPath()
 	deadline := time.Now().Add(2 * time.Minute)
@@ -121,7 +127,7 @@ resource "mobileplan_subscription" "fleet" {
 	if code := otherApply.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("the other configuration's apply exited %d:\n%s", code, otherApply.out.String())
 	}
-	return &killedRun{srv: srv, tf: tf, other: other, inState: len(stateSubscriptionIDs(t, tf)), providers: providers}
+	return &killedRun{srv: srv, tf: tf, other: other, inState: len(stateSubscriptionIDs(t, tf)), providers: providers, config: config, started: started}
 }
 
 // settle waits for the killed run's provider to see its creates through
@@ -197,6 +203,43 @@ func TestCLI_targetedApplyAfterAKillTakesNothingAndSaysSo(t *testing.T) {
 	if got, want := k.srv.Stats().Subscriptions, count+len(otherIDs)+k.atService-k.inState; got != want {
 		t.Errorf("%d subscriptions at the service, want %d: the configuration's %d, the other's %d and the %d the kill left", got, want, count, len(otherIDs), k.atService-k.inState)
 	}
+}
+
+// A hosted runner lost mid-apply takes its working directory, and the
+// journal, with it; the state, in a remote backend, remains. A new
+// working directory whose provider block names when the lost run started
+// takes what it created, shown by the plan first, and nothing of the other
+// configuration on the token, which created subscriptions of another plan
+// in the same minutes.
+func TestCLI_lostWorkingDirectoryIsRecoveredByNamingTheRun(t *testing.T) {
+	t.Parallel()
+	acctest.SkipUnlessAcceptance(t)
+	const count = 10
+	k := killMidApply(t, "http", count, 3)
+	k.settle(t)
+	otherIDs := stateSubscriptionIDs(t, k.other)
+
+	fresh := newTerraformCLI(t)
+	fresh.Write("main.tf", k.config+acctest.ProviderBlock(k.srv, fmt.Sprintf("  lost_run_started_at = %q\n", k.started.UTC().Format(time.RFC3339))))
+	initWithoutRegistry(t, fresh)
+	plan := unwrap(fresh.PlanExpect(2))
+	if !strings.Contains(plan, "Taking subscriptions a killed run left out of state") || !strings.Contains(plan, "lost_run_started_at names a run lost") {
+		t.Errorf("the plan does not name the lost run's subscriptions:\n%s", plan)
+	}
+	out := fresh.Must("apply", "-auto-approve", "-input=false")
+	ids := stateSubscriptionIDs(t, fresh)
+	if total := k.srv.Stats().Subscriptions; len(ids) != count || total != count+len(otherIDs) {
+		t.Errorf("after the recovery: %d in state (want %d), %d at the service (want %d): %d bought twice\n%s",
+			len(ids), count, total, count+len(otherIDs), total-count-len(otherIDs), out)
+	}
+	for _, id := range otherIDs {
+		if slices.Contains(ids, id) {
+			t.Errorf("%s, held by the other configuration, was taken", id)
+		}
+	}
+	// Done: the setting goes, and the plan is empty.
+	fresh.Write("main.tf", k.config+cliProvider(k.srv))
+	fresh.ExpectNoChanges()
 }
 
 // answeredCreates fronts an emulator and counts the creates that arrived

@@ -191,6 +191,19 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				Optional:   true,
 				Validators: []validator.String{validCACertPEM},
 			},
+			"lost_run_started_at": schema.StringAttribute{
+				MarkdownDescription: "When a run was lost with its working directory (a hosted runner killed mid-apply), the time it started, in RFC 3339 (`2026-11-27T10:00:00Z`). " +
+					"The subscriptions the service created since then that are unused and that no instance of this state holds are taken by this run's creates of the same plan instead of new ones; " +
+					"the plan names each before anything is taken. Only for a run's recovery: any configuration on the same token that created subscriptions of the same plan in that time must hold them in state first, " +
+					"and the setting is removed afterwards. See [Interrupted runs](guides/interrupted-runs.md).",
+				Optional:   true,
+				Validators: []validator.String{validInstant},
+			},
+			"lost_run_ended_at": schema.StringAttribute{
+				MarkdownDescription: "With `lost_run_started_at`, the time the lost run ended (its job's end), in RFC 3339: subscriptions created later are left alone. Unset, every subscription created since `lost_run_started_at` counts.",
+				Optional:            true,
+				Validators:          []validator.String{validInstant},
+			},
 			"max_requests_per_second": schema.Float64Attribute{
 				MarkdownDescription: "The most requests per second this provider sends, at least `0.001` (`0.5` is one every two seconds). Unset, the provider finds the service's limit by itself: it slows down on the first `429` and grows back while requests succeed. " +
 					"Set it to your share of the account's quota, as when pipelines share one token, to keep under it from the first request on. " +

@@ -32,6 +32,8 @@ type providerModel struct {
 	PagedRefresh   types.Bool    `tfsdk:"paged_refresh"`
 	MaxRPS         types.Float64 `tfsdk:"max_requests_per_second"`
 	CACertPEM      types.String  `tfsdk:"ca_cert_pem"`
+	LostRunStarted types.String  `tfsdk:"lost_run_started_at"`
+	LostRunEnded   types.String  `tfsdk:"lost_run_ended_at"`
 }
 
 func (p *mobileplanProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
@@ -131,13 +133,44 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	p.stop.watch(c)
 	pagedRefresh := cfg.PagedRefresh.IsNull() || cfg.PagedRefresh.IsUnknown() || cfg.PagedRefresh.ValueBool()
 	tflog.Debug(ctx, "mobileplan provider configured", map[string]any{"base_url": baseURL, "max_retries": maxRetries, "request_timeout": cc.RequestTimeout.String(), "preflight": mode, "paged_refresh": pagedRefresh, "max_requests_per_second": maxRPS, "extra_ca_certificates": caCertPEM != ""})
-	p.recovery.open(ctx, baseURL)
+	lost, diags := lostRunOf(cfg)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	p.recovery.open(ctx, baseURL, lost, c)
 	data := &providerData{client: c, run: &operations{client: c}, preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now, recovery: p.recovery}
 	if pagedRefresh {
 		data.subscriptions = newPagedReader(c)
 	}
 	resp.DataSourceData, resp.ResourceData, resp.ListResourceData = data, data, data
 	p.configured.Store(data)
+}
+
+// lostRunOf is the lost run the settings name: zero when
+// lost_run_started_at is unset. The validators checked the form.
+func lostRunOf(cfg providerModel) (lostRun, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if cfg.LostRunStarted.IsUnknown() || cfg.LostRunEnded.IsUnknown() {
+		diags.AddError("Unknown lost_run_started_at or lost_run_ended_at", "The provider cannot be configured with a value known only after apply: give the times of the lost run as values known at plan time.")
+		return lostRun{}, diags
+	}
+	var r lostRun
+	if s := cfg.LostRunStarted.ValueString(); s != "" {
+		r.started, _ = time.Parse(time.RFC3339, s)
+	}
+	if s := cfg.LostRunEnded.ValueString(); s != "" {
+		if r.started.IsZero() {
+			diags.AddAttributeError(path.Root("lost_run_ended_at"), "lost_run_ended_at without lost_run_started_at", "Set lost_run_started_at to when the lost run started; lost_run_ended_at only narrows it.")
+			return lostRun{}, diags
+		}
+		r.ended, _ = time.Parse(time.RFC3339, s)
+		if r.ended.Before(r.started) {
+			diags.AddAttributeError(path.Root("lost_run_ended_at"), "lost_run_ended_at before lost_run_started_at", "The lost run cannot end before it started.")
+			return lostRun{}, diags
+		}
+	}
+	return r, diags
 }
 
 // oneGetEach reads each subscription with its own GET.

@@ -12,6 +12,10 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
@@ -77,11 +81,20 @@ type recovery struct {
 	limitedOnce sync.Once
 	limitedWhy  string
 
+	lostStarted time.Time // lost_run_started_at, zero when unset
+
 	allotted map[string]int // creates of each request this plan expects a leftover to serve (mayTake); guarded by mu
 }
 
-// open opens the journal for the service at service, once.
-func (r *recovery) open(ctx context.Context, service string) {
+// lostRun is a run whose working directory is gone, as the settings name
+// it: it started at started and, unless ended is zero, ended at ended.
+type lostRun struct {
+	started, ended time.Time
+}
+
+// open opens the journal for the service at service, once, recording what
+// the service shows of lost, if set, through c.
+func (r *recovery) open(ctx context.Context, service string, lost lostRun, c *client.Client) {
 	if r == nil {
 		return
 	}
@@ -91,12 +104,18 @@ func (r *recovery) open(ctx context.Context, service string) {
 		return
 	}
 	path, id := journal.Locate(r.dir)
-	j, err := r.openAfterOthers(ctx, path, id, service)
+	j, err := r.openAfterOthers(ctx, path, id, service, lost.started)
 	if err != nil {
 		r.problems = diag.Diagnostics{diagnostics.JournalFailed(err)}
 		return
 	}
 	r.journal = j
+	r.lostStarted = lost.started
+	if !lost.started.IsZero() {
+		if err := recordLostRun(ctx, j, lost, c); err != nil {
+			r.problems = append(r.problems, diagnostics.LostRunUnread(err))
+		}
+	}
 	if why := j.Refused(); why != "" {
 		r.problems = append(r.problems, diagnostics.JournalRefused(why))
 	}
@@ -122,10 +141,10 @@ const othersLimit = 2 * time.Minute
 // for as long as its creates in flight take, and what it records after
 // this run's plan began could not be vouched for, so it would be bought
 // again.
-func (r *recovery) openAfterOthers(ctx context.Context, path string, id journal.Identity, service string) (*journal.Journal, error) {
+func (r *recovery) openAfterOthers(ctx context.Context, path string, id journal.Identity, service string, lostRun time.Time) (*journal.Journal, error) {
 	deadline := time.Now().Add(othersLimit)
 	for logged := false; ; {
-		j, err := journal.Open(path, id, service, time.Now)
+		j, err := journal.Open(path, id, service, lostRun, time.Now)
 		if err != nil {
 			return nil, err
 		}
@@ -144,6 +163,32 @@ func (r *recovery) openAfterOthers(ctx context.Context, path string, id journal.
 
 // othersPoll is how often openAfterOthers looks again.
 const othersPoll = 200 * time.Millisecond
+
+// recordLostRun records in j the subscriptions the service made in lost's
+// time that were never used: the list is newest first, so it is read
+// until a subscription created before the run started.
+func recordLostRun(ctx context.Context, j *journal.Journal, lost lostRun, c *client.Client) error {
+	var subs []journal.LostSubscription
+	for s, err := range c.Subscriptions(ctx) {
+		if err != nil {
+			return err
+		}
+		created := time.Unix(s.CreatedAt, 0)
+		if created.Before(lost.started) {
+			break
+		}
+		if (!lost.ended.IsZero() && created.After(lost.ended)) || s.State != client.StateReady || s.ActivatedAt != nil {
+			continue
+		}
+		ls := journal.LostSubscription{ID: s.ID, Request: requestOf(client.CreateSubscriptionRequest{PlanID: s.PlanID})}
+		p := s.Plan
+		if p.CoverageProfileID != nil && p.DataMegaBytes != nil && p.PeriodDays != nil && (p.PeriodIterations == nil || *p.PeriodIterations == 1) && p.Label == nil {
+			ls.Also = requestOf(client.CreateSubscriptionRequest{Plan: &client.InlinePlan{CoverageID: *p.CoverageProfileID, DataMBs: *p.DataMegaBytes, PeriodDays: *p.PeriodDays}})
+		}
+		subs = append(subs, ls)
+	}
+	return j.RecordLostRun(lost.started, subs)
+}
 
 // refreshLeftovers republishes the ids sightings look for.
 func (r *recovery) refreshLeftovers() {
@@ -213,10 +258,11 @@ func (r *recovery) limited() string {
 	return r.limitedWhy
 }
 
-// planWarnings are what the plan of a create says about the journal: the
-// leftovers the apply may take, those it will not and why, the creates
-// sent with no answer, and what opening the journal found.
-func (r *recovery) planWarnings() diag.Diagnostics {
+// planWarnings are what the plan of a create of request says about the
+// journal: the leftovers of that request the apply may take, those it will
+// not take and why, the creates sent with no answer, and what opening the
+// journal found.
+func (r *recovery) planWarnings(request string) diag.Diagnostics {
 	if r == nil {
 		return nil
 	}
@@ -232,6 +278,8 @@ func (r *recovery) planWarnings() diag.Diagnostics {
 	for _, l := range j.Leftovers() {
 		d := diagnostics.Leftover{ID: l.ID, Request: l.Request, Run: l.Run}
 		switch {
+		case l.Request != request && l.Also != request:
+			continue // another create's, if any
 		case l.Service != j.Service():
 			elsewhere = append(elsewhere, d)
 		case time.Since(l.Run) >= journal.StaleAfter:
@@ -244,7 +292,7 @@ func (r *recovery) planWarnings() diag.Diagnostics {
 		if why := r.limited(); why != "" {
 			diags.Append(diagnostics.RecoveryNotTaken(why, usable))
 		} else {
-			diags.Append(diagnostics.RecoveryPlanned(j.Path(), usable))
+			diags.Append(diagnostics.RecoveryPlanned(j.Path(), r.lostStarted, usable))
 		}
 	}
 	if len(old) > 0 {
@@ -281,7 +329,7 @@ func (r *recovery) mayTake(request string) bool {
 	}
 	usable := 0
 	for _, l := range r.journal.Leftovers() {
-		if l.Request == request && l.Service == r.journal.Service() && time.Since(l.Run) < journal.StaleAfter {
+		if (l.Request == request || l.Also == request) && l.Service == r.journal.Service() && time.Since(l.Run) < journal.StaleAfter {
 			usable++
 		}
 	}
@@ -337,6 +385,27 @@ func fitFor(sub *client.Subscription, body client.CreateSubscriptionRequest) boo
 		p.DataMegaBytes != nil && *p.DataMegaBytes == body.Plan.DataMBs &&
 		p.PeriodDays != nil && *p.PeriodDays == body.Plan.PeriodDays &&
 		(p.PeriodIterations == nil || *p.PeriodIterations == 1) && p.Label == nil
+}
+
+// requestOfConfig is requestOf for a configuration of the resource; ""
+// when its plan is not known yet.
+func requestOfConfig(ctx context.Context, config tfsdk.Config) string {
+	var planID types.String
+	var inline types.Object
+	if config.GetAttribute(ctx, path.Root("plan_id"), &planID).HasError() || config.GetAttribute(ctx, path.Root("plan"), &inline).HasError() {
+		return ""
+	}
+	switch {
+	case !planID.IsNull() && !planID.IsUnknown():
+		return requestOf(client.CreateSubscriptionRequest{PlanID: planID.ValueString()})
+	case !inline.IsNull() && !inline.IsUnknown():
+		var in inlinePlanModel
+		if inline.As(ctx, &in, basetypes.ObjectAsOptions{}).HasError() || in.CoverageID.IsUnknown() || in.DataMBs.IsUnknown() || in.PeriodDays.IsUnknown() {
+			return ""
+		}
+		return requestOf(client.CreateSubscriptionRequest{Plan: &client.InlinePlan{CoverageID: in.CoverageID.ValueString(), DataMBs: in.DataMBs.ValueInt64(), PeriodDays: in.PeriodDays.ValueInt64()}})
+	}
+	return ""
 }
 
 // requestOf names what a create asks for, as the journal records it and

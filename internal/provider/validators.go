@@ -92,3 +92,12 @@ func capitalize(s string) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
+
+// validInstant refuses a time that is not RFC 3339, such as
+// 2026-11-27T10:00:00Z.
+var validInstant = parsedString{"must be an RFC 3339 time, such as 2026-11-27T10:00:00Z", func(at path.Path, value string) diag.Diagnostic {
+	if _, err := time.Parse(time.RFC3339, value); err != nil {
+		return diag.NewAttributeErrorDiagnostic(at, "Invalid time", fmt.Sprintf("%q is not an RFC 3339 time, such as 2026-11-27T10:00:00Z (UTC) or 2026-11-27T11:00:00+01:00.", value))
+	}
+	return nil
+}}
