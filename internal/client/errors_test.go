@@ -327,3 +327,28 @@ func TestErrorsUnwrap(t *testing.T) {
 		t.Error("status helpers do not see through the wrappers")
 	}
 }
+
+// Only a create never sent, or refused with a 4xx, is known to have made
+// nothing; every other failure may hide a subscription made.
+func TestCreatedNothing(t *testing.T) {
+	call := Call{Operation: "create subscription", Method: "POST", Path: "/v1/subscriptions"}
+	for name, c := range map[string]struct {
+		err  error
+		want bool
+	}{
+		"412 outOfInventory":    {&APIError{Call: call, StatusCode: 412, Status: "412 Precondition Failed"}, true},
+		"429 past the deadline": {&APIError{Call: call, StatusCode: 429, Status: "429 Too Many Requests"}, true},
+		"400":                   {&APIError{Call: call, StatusCode: 400, Status: "400 Bad Request"}, true},
+		"500":                   {&APIError{Call: call, StatusCode: 500, Status: "500 Internal Server Error"}, false},
+		"no answer":             {&RequestError{Call: call, Err: errors.New("connection reset")}, false},
+		"not sent":              {&RequestError{Call: call, Err: ErrStopped, NotSent: true}, true},
+		"stopped":               {ErrStopped, true},
+		"no such path":          {&NoSuchPathError{Call: call}, true},
+		"uncertain":             {&UncertainCreateError{Err: &APIError{Call: call, StatusCode: 502, Status: "502 Bad Gateway"}}, false},
+		"unreadable answer":     {&DecodeError{Call: call}, false},
+	} {
+		if got := CreatedNothing(c.err); got != c.want {
+			t.Errorf("%s: CreatedNothing = %v, want %v", name, got, c.want)
+		}
+	}
+}

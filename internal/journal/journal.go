@@ -107,7 +107,7 @@ func Open(path string, id Identity, service string, lostRun time.Time, now func(
 			_ = f.Close()
 			return nil, err
 		}
-		records, j.index, j.view, headed = nil, 0, newView(), false
+		j.index, j.view, headed = 0, newView(), false
 	}
 	if !headed {
 		line, err := encode(record{Kind: kindHeader, Version: formatVersion, Dir: id.Dir, Workspace: id.Workspace})

@@ -420,10 +420,10 @@ func requestOf(body client.CreateSubscriptionRequest) string {
 // create sends a create through send, recording it in the journal before
 // it is sent and once it is answered. The process does not exit, when
 // Terraform is gone, before the answer is recorded.
-func (r *recovery) create(ctx context.Context, body client.CreateSubscriptionRequest, send func() (*client.Subscription, error)) (*client.Subscription, error, diag.Diagnostics) {
+func (r *recovery) create(ctx context.Context, body client.CreateSubscriptionRequest, send func() (*client.Subscription, error)) (*client.Subscription, diag.Diagnostics, error) {
 	if r == nil {
 		sub, err := send()
-		return sub, err, nil
+		return sub, nil, err
 	}
 	release := r.hold()
 	defer release()
@@ -432,7 +432,7 @@ func (r *recovery) create(ctx context.Context, body client.CreateSubscriptionReq
 	r.mu.Unlock()
 	if j == nil {
 		sub, err := send()
-		return sub, err, nil
+		return sub, nil, err
 	}
 	var diags diag.Diagnostics
 	request := requestOf(body)
@@ -452,7 +452,7 @@ func (r *recovery) create(ctx context.Context, body client.CreateSubscriptionReq
 	if jerr != nil {
 		diags.Append(diagnostics.JournalFailed(jerr))
 	}
-	return sub, err, diags
+	return sub, diags, err
 }
 
 // end records that Terraform ended the process the usual way: whole when

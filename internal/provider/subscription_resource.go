@@ -250,7 +250,7 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 	}
 
 	r.preflight.startCreating()
-	sub, err, journalDiags := r.recovery.create(ctx, body, func() (*client.Subscription, error) { return r.client.CreateSubscription(ctx, body) })
+	sub, journalDiags, err := r.recovery.create(ctx, body, func() (*client.Subscription, error) { return r.client.CreateSubscription(ctx, body) })
 	resp.Diagnostics.Append(journalDiags...)
 	if err != nil {
 		attr := path.Empty()
