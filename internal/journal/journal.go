@@ -45,7 +45,6 @@ type Journal struct {
 	index   int  // records in the file, for the view's order
 	started bool // this process's start record is written
 	creates int
-	claimed map[string]bool // leftovers this process is taking
 	ended   bool
 	lostRun string // the lost run this process recovers (RecordLostRun)
 
@@ -72,7 +71,7 @@ func Open(path string, id Identity, service string, lostRun time.Time, now func(
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	j := &Journal{path: path, now: now, process: newProcessID(), service: service, claimed: map[string]bool{}}
+	j := &Journal{path: path, now: now, process: newProcessID(), service: service}
 	if !lostRun.IsZero() {
 		j.lostRun = lostRunPrefix + lostRun.UTC().Format(time.RFC3339)
 	}
@@ -101,7 +100,7 @@ func Open(path string, id Identity, service string, lostRun time.Time, now func(
 		j.view.apply(i+1, r)
 	}
 	j.index = len(records) + 1
-	if exclusive && len(records) > 0 && len(j.view.leftovers(j.lostRun)) == 0 && len(j.view.unanswered()) == 0 {
+	if exclusive && len(records) > 0 && len(j.view.leftovers(j.lostRun, "")) == 0 && len(j.view.unanswered()) == 0 {
 		// Nobody else has it open and it names nothing: start afresh.
 		if err := f.Truncate(0); err != nil {
 			_ = f.Close()
@@ -179,13 +178,13 @@ func (j *Journal) Process() string { return j.process }
 // was.
 func (j *Journal) Refused() string { return j.refused }
 
-// Leftovers are the subscriptions the journal names as given to a process
-// and held by no state it has heard of since, oldest first, whatever their
-// service or age.
+// Leftovers are the subscriptions the journal names as given to another
+// process and held by no state it has heard of since, oldest first,
+// whatever their service or age.
 func (j *Journal) Leftovers() []Leftover {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.view.leftovers(j.lostRun)
+	return j.view.leftovers(j.lostRun, j.process)
 }
 
 // Unanswered are the creates sent with no answer recorded, oldest first.
@@ -332,28 +331,79 @@ func (j *Journal) Unsent(n int) error {
 	return j.appendLocked(record{Kind: kindUnsent, Create: n})
 }
 
-// Claim reserves, for a create asking for request, the oldest leftover of
-// this service asking for the same, that the latest whole plan vouches
-// for (Vouched), not stale, nor reserved already. The caller checks it at the service and
-// then calls Adopted; one found unfit is not offered again.
-func (j *Journal) Claim(request string) (Leftover, bool) {
+// Claim takes, for a create asking for request, the oldest leftover of
+// this service that serves the same request, that the latest whole plan
+// vouches for (Vouched), and that is not stale; it records the leftover as
+// taken by this process before returning it. It does so under a lock the
+// other processes of the working directory take too (a run has one per
+// provider configuration), after reading what they recorded, so that no
+// two creates, in any process, take one subscription. The caller checks it
+// at the service; one found unfit stays recorded as taken, by nobody.
+func (j *Journal) Claim(request string) (Leftover, bool, error) {
+	if !j.mayServe(request) {
+		return Leftover{}, false, nil // nothing to read the journal again for
+	}
+	unlock, err := lockClaims(j.path + ".lock")
+	if err != nil {
+		return Leftover{}, false, err
+	}
+	defer unlock()
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	for _, l := range j.view.leftovers(j.lostRun) {
-		if (l.Request == request || l.Also == request) && l.Service == j.service && !j.claimed[l.ID] &&
+	if err := j.reloadLocked(); err != nil {
+		return Leftover{}, false, err
+	}
+	if l, ok := j.takeableLocked(request); ok {
+		return l, true, j.appendLocked(record{Kind: kindAdopted, Request: l.Request, Also: l.Also, ID: l.ID})
+	}
+	return Leftover{}, false, nil
+}
+
+// mayServe reports whether, as far as this process has read, a leftover
+// may serve request: when none may, none was added since (only a killed
+// process or a lost run adds leftovers, never a run in progress).
+func (j *Journal) mayServe(request string) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_, ok := j.takeableLocked(request)
+	return ok
+}
+
+// takeableLocked is the oldest leftover Claim may take for request; j.mu
+// is held.
+func (j *Journal) takeableLocked(request string) (Leftover, bool) {
+	for _, l := range j.view.leftovers(j.lostRun, j.process) {
+		if (l.Request == request || l.Also == request) && l.Service == j.service &&
 			j.now().Sub(l.Run) < StaleAfter && j.view.vouchedFor(l) {
-			j.claimed[l.ID] = true
 			return l, true
 		}
 	}
 	return Leftover{}, false
 }
 
-// Adopted records that a create took l instead of sending.
-func (j *Journal) Adopted(l Leftover) error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.appendLocked(record{Kind: kindAdopted, Request: l.Request, Also: l.Also, ID: l.ID})
+// reloadLocked folds the whole file again, with what other processes
+// wrote since Open; j.mu is held. This process's records are all on disk
+// first.
+func (j *Journal) reloadLocked() error {
+	if err := j.w.wait(j.w.tickets()); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(j.path)
+	if err != nil {
+		return err
+	}
+	records, err := decodeAll(data)
+	if err != nil {
+		return fmt.Errorf("the journal %s was damaged while in use: %w", j.path, err)
+	}
+	j.view = newView()
+	for i, r := range records {
+		if i > 0 {
+			j.view.apply(i, r)
+		}
+	}
+	j.index = len(records)
+	return nil
 }
 
 // End records that this process ended as Terraform ends its providers:

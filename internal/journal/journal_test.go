@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,15 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+func claim(t *testing.T, j *Journal, request string) (Leftover, bool) {
+	t.Helper()
+	l, ok, err := j.Claim(request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, ok
 }
 
 func ids(ls []Leftover) []string {
@@ -94,7 +104,7 @@ func TestLeftoversAreWhatAKilledProcessWasGivenAndNoStateShowed(t *testing.T) {
 	if un := j.Unanswered(); len(un) != 1 || un[0].Request != byID || !un[0].Sent.Equal(t0) {
 		t.Errorf("unanswered %+v, want the one create in flight", un)
 	}
-	if _, ok := j.Claim(byID); ok {
+	if _, ok := claim(t, j, byID); ok {
 		t.Error("a leftover was claimed with no plan vouching for it")
 	}
 	_ = j.Close()
@@ -105,18 +115,15 @@ func TestLeftoversAreWhatAKilledProcessWasGivenAndNoStateShowed(t *testing.T) {
 	if got := ids(j.Leftovers()); strings.Join(got, ",") != "sub_b" {
 		t.Errorf("after a plan that saw sub_a: leftovers %v, want sub_b", got)
 	}
-	if _, ok := j.Claim(other); ok {
+	if _, ok := claim(t, j, other); ok {
 		t.Error("a leftover of another request was claimed")
 	}
-	l, ok := j.Claim(byID)
+	l, ok := claim(t, j, byID)
 	if !ok || l.ID != "sub_b" {
 		t.Fatalf("claimed %+v %v, want sub_b", l, ok)
 	}
-	if _, ok := j.Claim(byID); ok {
+	if _, ok := claim(t, j, byID); ok {
 		t.Error("a leftover was claimed twice")
-	}
-	if err := j.Adopted(l); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -159,7 +166,7 @@ func TestOnlyAWholePlanAfterTheKillVouches(t *testing.T) {
 			}
 			j := open(t, path, clk)
 			defer j.Close()
-			if _, ok := j.Claim(byID); ok != c.want {
+			if _, ok := claim(t, j, byID); ok != c.want {
 				t.Errorf("claimed %v, want %v", ok, c.want)
 			}
 		})
@@ -177,11 +184,11 @@ func TestAStaleLeftoverIsNeverClaimed(t *testing.T) {
 	if len(j.Leftovers()) != 2 {
 		t.Fatalf("leftovers %v", j.Leftovers())
 	}
-	if _, ok := j.Claim(byID); ok {
+	if _, ok := claim(t, j, byID); ok {
 		t.Errorf("a leftover %s old was claimed", StaleAfter)
 	}
 	c.now = t0.Add(StaleAfter - time.Second)
-	if _, ok := j.Claim(byID); !ok {
+	if _, ok := claim(t, j, byID); !ok {
 		t.Errorf("a leftover just under %s old was not claimed", StaleAfter)
 	}
 }
@@ -196,7 +203,7 @@ func TestAnotherServicesLeftoverIsNeverClaimed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if _, ok := j.Claim(byID); ok {
+	if _, ok := claim(t, j, byID); ok {
 		t.Error("a leftover created at another base URL was claimed")
 	}
 }
@@ -357,5 +364,49 @@ func TestLocate(t *testing.T) {
 	t.Setenv("TF_DATA_DIR", "/data")
 	if path, id = Locate(dir); path != "/data/mobileplan/prod%2Feu.journal" || id.Workspace != "prod/eu" {
 		t.Errorf("with TF_WORKSPACE and TF_DATA_DIR: %s %+v", path, id)
+	}
+}
+
+// The processes of one run (one per provider configuration) take from
+// one journal at once: each leftover goes to one create, whatever the
+// process.
+func TestProcessesNeverClaimTheSameLeftover(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "default.journal")
+	c := &clock{t0}
+	killer := open(t, path, c)
+	for i := range 20 {
+		n := must(killer.Sending(byID))
+		_ = killer.Created(n, byID, fmt.Sprintf("sub_%02d", i))
+	}
+	_ = killer.Close()
+	plan(t, path, c, true)
+
+	a, b := open(t, path, c), open(t, path, c)
+	defer a.Close()
+	defer b.Close()
+	var mu sync.Mutex
+	taken := map[string]int{}
+	var wg sync.WaitGroup
+	for _, j := range []*Journal{a, b, a, b} {
+		wg.Go(func() {
+			for {
+				l, ok := claim(t, j, byID)
+				if !ok {
+					return
+				}
+				mu.Lock()
+				taken[l.ID]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(taken) != 20 {
+		t.Errorf("%d of 20 leftovers taken", len(taken))
+	}
+	for id, n := range taken {
+		if n > 1 {
+			t.Errorf("%s taken %d times", id, n)
+		}
 	}
 }

@@ -16,3 +16,17 @@ func lockExclusiveNow(f *os.File) bool {
 }
 
 func lockShared(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_SH) }
+
+// lockClaims takes the exclusive lock of path, a file beside the journal,
+// and returns what releases it.
+func lockClaims(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() { _ = f.Close() }, nil
+}

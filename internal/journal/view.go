@@ -114,12 +114,12 @@ type Unanswered struct {
 
 // leftovers are the subscriptions processes were given and no state is
 // known to hold, oldest first; of lost runs (RecordLostRun), only those of
-// lostRun.
-func (v *view) leftovers(lostRun string) []Leftover {
+// lostRun; none of process self, which is still running.
+func (v *view) leftovers(lostRun, self string) []Leftover {
 	var out []Leftover
 	for id, h := range v.held {
 		p := v.processes[h.process]
-		if h.seen || p.ended || (isLostRun(h.process) && h.process != lostRun) {
+		if h.seen || p.ended || h.process == self || (isLostRun(h.process) && h.process != lostRun) {
 			continue
 		}
 		out = append(out, Leftover{ID: id, Request: h.request, Also: h.also, Run: p.at, Service: p.service, index: h.index})

@@ -66,5 +66,12 @@ func (w *writer) wait(ticket uint64) error {
 	return w.err
 }
 
+// tickets is the last ticket handed out.
+func (w *writer) tickets() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.queued
+}
+
 // write writes lines and waits for them.
 func (w *writer) write(lines []byte) error { return w.wait(w.queue(lines)) }

@@ -52,7 +52,8 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	connection := []struct {
 		attr, env string
 		value     types.String
-	}{{"base_url", EnvBaseURL, cfg.BaseURL}, {"api_token", EnvAPIToken, cfg.APIToken}, {"ca_cert_pem", EnvCACertPEM, cfg.CACertPEM}}
+	}{{"base_url", EnvBaseURL, cfg.BaseURL}, {"api_token", EnvAPIToken, cfg.APIToken}, {"ca_cert_pem", EnvCACertPEM, cfg.CACertPEM},
+		{"lost_run_started_at", "", cfg.LostRunStarted}, {"lost_run_ended_at", "", cfg.LostRunEnded}}
 	for _, s := range connection {
 		if !s.value.IsUnknown() {
 			continue
@@ -63,8 +64,11 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 			p.deferred.Store(true)
 			return
 		}
-		resp.Diagnostics.AddAttributeError(path.Root(s.attr), "Unknown "+s.attr,
-			fmt.Sprintf("The provider cannot be configured with a value known only after apply. Set %s to a value known at plan time, or leave it out and set the %s environment variable.", s.attr, s.env))
+		fix := fmt.Sprintf("Set %s to a value known at plan time, or leave it out and set the %s environment variable.", s.attr, s.env)
+		if s.env == "" {
+			fix = fmt.Sprintf("Set %s to a value known at plan time.", s.attr)
+		}
+		resp.Diagnostics.AddAttributeError(path.Root(s.attr), "Unknown "+s.attr, "The provider cannot be configured with a value known only after apply. "+fix)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -148,14 +152,11 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 }
 
 // lostRunOf is the lost run the settings name: zero when
-// lost_run_started_at is unset. The validators checked the form.
+// lost_run_started_at is unset. The validators checked the form, and
+// Configure unknown values.
 func lostRunOf(cfg providerModel) (lostRun, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	if cfg.LostRunStarted.IsUnknown() || cfg.LostRunEnded.IsUnknown() {
-		diags.AddError("Unknown lost_run_started_at or lost_run_ended_at", "The provider cannot be configured with a value known only after apply: give the times of the lost run as values known at plan time.")
-		return lostRun{}, diags
-	}
-	var r lostRun
+	var r lostRun // unknown values were deferred or refused with the connection's
 	if s := cfg.LostRunStarted.ValueString(); s != "" {
 		r.started, _ = time.Parse(time.RFC3339, s)
 	}

@@ -352,9 +352,16 @@ func (r *recovery) take(ctx context.Context, c *client.Client, body client.Creat
 	if r == nil || r.journal == nil || r.limited() != "" {
 		return nil, nil
 	}
+	if ids := r.leftovers.Load(); ids == nil || len(*ids) == 0 {
+		return nil, nil // the common case: Claim would read the journal for nothing
+	}
 	request := requestOf(body)
 	for {
-		l, ok := r.journal.Claim(request)
+		l, ok, err := r.journal.Claim(request)
+		if err != nil {
+			tflog.Warn(ctx, "Could not take a subscription from the journal of creates; creating instead", map[string]any{"error": err.Error()})
+			return nil, nil
+		}
 		if !ok {
 			return nil, nil
 		}
@@ -362,9 +369,6 @@ func (r *recovery) take(ctx context.Context, c *client.Client, body client.Creat
 		if err != nil || !fitFor(sub, body) {
 			tflog.Info(ctx, "Not taking a subscription the journal named as left out of state: the service shows it gone, used or of another plan", map[string]any{"id": l.ID, "error": fmt.Sprint(err)})
 			continue
-		}
-		if err := r.journal.Adopted(l); err != nil {
-			tflog.Warn(ctx, "Could not record a subscription taken in the journal of creates", map[string]any{"id": l.ID, "error": err.Error()})
 		}
 		r.refreshLeftovers()
 		return sub, &diagnostics.Leftover{ID: l.ID, Request: l.Request, Run: l.Run}
