@@ -174,15 +174,14 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 			"preflight": schema.StringAttribute{
 				MarkdownDescription: "What `terraform plan` does when a planned subscription create would fail at apply: its plan does not exist, is archived or is an addon, or the free eSIM inventory cannot serve every create of the run. " +
 					"`error` (the default) fails the plan, `warn` shows a warning, `off` skips the check and its reads (one read per distinct `plan_id`, and one scan of the eSIM list, per plan that creates subscriptions). " +
-					"May also be set with the `" + EnvPreflight + "` environment variable; a value in the provider block takes precedence.",
+					"Or `" + EnvPreflight + "`.",
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.OneOf(preflightError, preflightWarn, preflightOff)},
 			},
 			"paged_refresh": schema.BoolAttribute{
 				MarkdownDescription: fmt.Sprintf("Whether the refresh of `mobileplan_subscription` reads subscriptions from the service's list, %d a page, instead of with one request each (default `true`). "+
-					"A subscription the pages do not bring is read on its own, so one that is gone is still found gone. The scan stops before it would cost more than %d requests beyond one request per subscription, "+
-					"as when the configuration's subscriptions lie under many newer ones. Set `false` to read each subscription with its own request, as when the service counts list requests against a smaller quota than reads, "+
-					"or to rule this out while investigating an unexpected refresh result. See [Refresh by Pages](#refresh-by-pages).", client.MaxPageSize, pagedRefreshAllowance),
+					"A subscription the pages do not bring is read on its own, so one that is gone is still found gone; the scan never costs more than %d requests beyond one per subscription. "+
+					"`false` reads each on its own, as when list requests count against a smaller quota. See [Refresh by Pages](#refresh-by-pages).", client.MaxPageSize, pagedRefreshAllowance),
 				Optional: true,
 			},
 			"ca_cert_pem": schema.StringAttribute{
@@ -192,22 +191,19 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				Validators: []validator.String{validCACertPEM},
 			},
 			"lost_run_started_at": schema.StringAttribute{
-				MarkdownDescription: "When a run was lost with its working directory (a hosted runner killed mid-apply), the time it started, in RFC 3339 (`2026-11-27T10:00:00Z`). " +
-					"The subscriptions the service created since then that are unused and that no instance of this state holds are taken by this run's creates of the same plan instead of new ones; " +
-					"the plan names each before anything is taken. Only for a run's recovery: any configuration on the same token that created subscriptions of the same plan in that time must hold them in state first, " +
-					"and the setting is removed afterwards. See [Interrupted runs](guides/interrupted-runs.md).",
-				Optional:   true,
-				Validators: []validator.String{validInstant},
+				MarkdownDescription: "Start (RFC 3339) of a run lost with its working directory, whose leftovers this run takes ([how](guides/interrupted-runs.md#when-the-working-directory-is-lost-too)).",
+				Optional:            true,
+				Validators:          []validator.String{validInstant},
 			},
 			"lost_run_ended_at": schema.StringAttribute{
-				MarkdownDescription: "With `lost_run_started_at`, the time the lost run ended (its job's end), in RFC 3339: subscriptions created later are left alone. Unset, every subscription created since `lost_run_started_at` counts.",
+				MarkdownDescription: "End (RFC 3339) of the run `lost_run_started_at` names.",
 				Optional:            true,
 				Validators:          []validator.String{validInstant},
 			},
 			"max_requests_per_second": schema.Float64Attribute{
 				MarkdownDescription: "The most requests per second this provider sends, at least `0.001` (`0.5` is one every two seconds). Unset, the provider finds the service's limit by itself: it slows down on the first `429` and grows back while requests succeed. " +
 					"Set it to your share of the account's quota, as when pipelines share one token, to keep under it from the first request on. " +
-					"May also be set with the `" + EnvMaxRequestsPerSecond + "` environment variable; a value in the provider block takes precedence. See [Rate limits](guides/rate-limits.md).",
+					"Or `" + EnvMaxRequestsPerSecond + "`. See [Rate limits](guides/rate-limits.md).",
 				Optional:   true,
 				Validators: []validator.Float64{float64validator.AtLeast(client.MinMaxRequestsPerSecond)},
 			},
