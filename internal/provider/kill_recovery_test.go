@@ -175,8 +175,12 @@ func killedApplyRecovered(t *testing.T, backend string, count, after int, atOnce
 	if !strings.Contains(plain, "Took a subscription a killed run left out of state") {
 		t.Errorf("the apply names no subscription it took:\n%s", out)
 	}
+	journal := tf.Read(".terraform/mobileplan/default.journal")
+	if strings.Contains(journal, srv.Token) {
+		t.Error("the journal holds the token")
+	}
 	if t.Failed() {
-		t.Logf("journal after the next apply:\n%s", tf.Read(".terraform/mobileplan/default.journal"))
+		t.Logf("journal after the next apply:\n%s", journal)
 	}
 	srv.SetFaults(emulator.Faults{})
 	tf.ExpectNoChanges()
