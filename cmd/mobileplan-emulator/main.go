@@ -110,7 +110,7 @@ func run(args []string) error {
 	}
 	var handler http.Handler = emu
 	if !*quiet {
-		handler = logRequests(emu, logger)
+		handler = emulator.LogRequests(emu, logger)
 	}
 	srv := emulator.NewServer(handler)
 

@@ -45,6 +45,10 @@ type Config struct {
 	Token string
 	// UserAgent is sent with every request.
 	UserAgent string
+	// TraceParent, when set, puts every request in that trace
+	// (trace_context.go), and TraceState is sent with it.
+	TraceParent *TraceParent
+	TraceState  string
 	// MaxRetries is how many times a request may be retried; nil picks
 	// DefaultMaxRetries, and 0 turns retries off.
 	MaxRetries *int
@@ -133,6 +137,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	var rt http.RoundTripper = newBearerAuth(base, cfg.Token, inner)
 	rt = userAgent{value: cfg.UserAgent, next: rt}
+	if cfg.TraceParent != nil {
+		rt = traceContext{parent: *cfg.TraceParent, state: cfg.TraceState, next: rt}
+	}
 	rt = logging{token: cfg.Token, next: rt}
 	rt = attemptTimeout{timeout: cfg.RequestTimeout, next: rt}
 	rt = seeThrough{next: rt}

@@ -41,6 +41,14 @@ const (
 	EnvCACertPEM = "MOBILEPLAN_CA_CERT_PEM"
 )
 
+// Environment variables of the run around the provider: what it adds to
+// every request, so that requests on a shared token can be told apart.
+const (
+	EnvAppendUserAgent = "TF_APPEND_USER_AGENT"
+	EnvTraceParent     = "TRACEPARENT"
+	EnvTraceState      = "TRACESTATE"
+)
+
 var (
 	_ provider.Provider                  = (*mobileplanProvider)(nil)
 	_ provider.ProviderWithListResources = (*mobileplanProvider)(nil)

@@ -43,30 +43,25 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	// Where the service is and how to reach it may come from something
-	// another part of the run creates (a Stacks component, a secret made
-	// in the same apply). A Terraform that can defer is told to plan
-	// everything of this provider again once they are known: the framework
-	// then defers every resource and data source without calling them, so
-	// nothing is sent. Any other Terraform gets the error it always had.
-	connection := []struct {
-		attr, env string
-		value     types.String
-	}{{"base_url", EnvBaseURL, cfg.BaseURL}, {"api_token", EnvAPIToken, cfg.APIToken}, {"ca_cert_pem", EnvCACertPEM, cfg.CACertPEM},
-		{"lost_run_started_at", "", cfg.LostRunStarted}, {"lost_run_ended_at", "", cfg.LostRunEnded}}
-	for _, s := range connection {
-		if !s.value.IsUnknown() {
+	// Any setting may come from something another part of the run creates
+	// (a Stacks component, a secret made in the same apply). A Terraform
+	// that can defer is told to plan everything of this provider again
+	// once they are known: the framework then defers every resource and
+	// data source without calling them, so nothing is sent. Any other
+	// Terraform gets an error on each unknown setting.
+	for _, s := range settingsOf(cfg) {
+		if !s.unknown {
 			continue
 		}
 		if req.ClientCapabilities.DeferralAllowed {
-			tflog.Debug(ctx, "mobileplan provider deferred: a connection setting is known only after apply", map[string]any{"setting": s.attr})
+			tflog.Debug(ctx, "mobileplan provider deferred: a setting is known only after apply", map[string]any{"setting": s.attr})
 			resp.Deferred = &provider.Deferred{Reason: provider.DeferredReasonProviderConfigUnknown}
 			p.deferred.Store(true)
 			return
 		}
 		fix := fmt.Sprintf("Set %s to a value known at plan time, or leave it out and set the %s environment variable.", s.attr, s.env)
 		if s.env == "" {
-			fix = fmt.Sprintf("Set %s to a value known at plan time.", s.attr)
+			fix = fmt.Sprintf("Set %s to a value known at plan time, or leave it out.", s.attr)
 		}
 		resp.Diagnostics.AddAttributeError(path.Root(s.attr), "Unknown "+s.attr, "The provider cannot be configured with a value known only after apply. "+fix)
 	}
@@ -116,11 +111,12 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	cc := client.Config{
 		BaseURL:              baseURL,
 		Token:                token,
-		UserAgent:            fmt.Sprintf("terraform-provider-mobileplan/%s (+https://registry.terraform.io/providers/mobileplan/mobileplan) Terraform/%s", p.version, req.TerraformVersion),
+		UserAgent:            userAgent(ctx, p.version, req.TerraformVersion),
 		RequestTimeout:       client.DefaultRequestTimeout,
 		MaxRequestsPerSecond: maxRPS,
 		CACertPEM:            caCertPEM,
 	}
+	cc.TraceParent, cc.TraceState = traceContext(ctx)
 	maxRetries := client.DefaultMaxRetries
 	if !cfg.MaxRetries.IsNull() && !cfg.MaxRetries.IsUnknown() {
 		maxRetries = int(cfg.MaxRetries.ValueInt64())
@@ -149,6 +145,69 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	resp.DataSourceData, resp.ResourceData, resp.ListResourceData = data, data, data
 	p.configured.Store(data)
+}
+
+// userAgent is the provider's User-Agent, with TF_APPEND_USER_AGENT's
+// value after it, as the AWS provider and others do, so that a team can
+// tell which pipeline sent a request on a shared token.
+func userAgent(ctx context.Context, version, terraformVersion string) string {
+	ua := fmt.Sprintf("terraform-provider-mobileplan/%s (+https://registry.terraform.io/providers/mobileplan/mobileplan) Terraform/%s", version, terraformVersion)
+	extra := strings.TrimSpace(os.Getenv(EnvAppendUserAgent))
+	if extra == "" {
+		return ua
+	}
+	if strings.ContainsFunc(extra, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		tflog.Debug(ctx, EnvAppendUserAgent+" holds a control character; it is not sent")
+		return ua
+	}
+	return ua + " " + extra
+}
+
+// traceContext is the W3C trace context of TRACEPARENT and TRACESTATE, as
+// a CI system or Terragrunt that started a trace sets them: every request
+// then carries that trace id. A malformed value sends nothing, and says
+// why in the debug log.
+func traceContext(ctx context.Context) (*client.TraceParent, string) {
+	value := os.Getenv(EnvTraceParent)
+	if value == "" {
+		return nil, ""
+	}
+	parent, err := client.ParseTraceParent(value)
+	if err != nil {
+		tflog.Debug(ctx, EnvTraceParent+" is not a W3C traceparent; no trace context is sent", map[string]any{"reason": err.Error()})
+		return nil, ""
+	}
+	state := os.Getenv(EnvTraceState)
+	if err := client.CheckTraceState(state); err != nil {
+		tflog.Debug(ctx, EnvTraceState+" is not a W3C tracestate; it is not sent", map[string]any{"reason": err.Error()})
+		state = ""
+	}
+	return &parent, state
+}
+
+// setting is one attribute of the provider block: its name, the
+// environment variable that stands in for it ("" for none), and whether
+// its value is known only after apply.
+type setting struct {
+	attr, env string
+	unknown   bool
+}
+
+// settingsOf lists every attribute of cfg, in the schema's order of
+// importance: where the service is and how to reach it first.
+func settingsOf(cfg providerModel) []setting {
+	return []setting{
+		{"base_url", EnvBaseURL, cfg.BaseURL.IsUnknown()},
+		{"api_token", EnvAPIToken, cfg.APIToken.IsUnknown()},
+		{"ca_cert_pem", EnvCACertPEM, cfg.CACertPEM.IsUnknown()},
+		{"max_retries", "", cfg.MaxRetries.IsUnknown()},
+		{"request_timeout", "", cfg.RequestTimeout.IsUnknown()},
+		{"preflight", EnvPreflight, cfg.Preflight.IsUnknown()},
+		{"paged_refresh", "", cfg.PagedRefresh.IsUnknown()},
+		{"max_requests_per_second", EnvMaxRequestsPerSecond, cfg.MaxRPS.IsUnknown()},
+		{"lost_run_started_at", "", cfg.LostRunStarted.IsUnknown()},
+		{"lost_run_ended_at", "", cfg.LostRunEnded.IsUnknown()},
+	}
 }
 
 // lostRunOf is the lost run the settings name: zero when
@@ -195,11 +254,6 @@ func valueOrEnv(v types.String, env string) string {
 // provider block leaves it out, or "error".
 func preflightMode(v types.String) (string, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	if v.IsUnknown() {
-		diags.AddAttributeError(path.Root("preflight"), "Unknown preflight",
-			"The provider cannot be configured with a value known only after apply. Set preflight to \"error\", \"warn\" or \"off\", or leave it out and set the "+EnvPreflight+" environment variable.")
-		return "", diags
-	}
 	mode := valueOrEnv(v, EnvPreflight)
 	switch mode {
 	case "":
@@ -218,11 +272,6 @@ func preflightMode(v types.String) (string, diag.Diagnostics) {
 // time; the variable's is checked here.
 func maxRequestsPerSecond(v types.Float64) (float64, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	if v.IsUnknown() {
-		diags.AddAttributeError(path.Root("max_requests_per_second"), "Unknown max_requests_per_second",
-			"The provider cannot be configured with a value known only after apply. Set max_requests_per_second to a number known at plan time, or leave it out and set the "+EnvMaxRequestsPerSecond+" environment variable.")
-		return 0, diags
-	}
 	if !v.IsNull() {
 		return v.ValueFloat64(), diags
 	}

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -11,7 +13,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
-// A connection setting known only after apply, through the protocol
+// A setting known only after apply, through the protocol
 // server the CLI talks to: released CLIs allow deferral only in their
 // experimental builds, so no CLI test can ask for it.
 
@@ -22,9 +24,25 @@ func connectionSettings(srv *emulatortest.Server, unknown string) map[string]tft
 		"api_token": tftypes.NewValue(tftypes.String, srv.Token),
 	}
 	if unknown != "" {
-		values[unknown] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
+		values[unknown] = tftypes.NewValue(providerSettingTypes()[unknown], tftypes.UnknownValue)
 	}
 	return values
+}
+
+// providerSettingTypes are the provider block's attributes and their
+// types, as the provider serves them: every setting, including one added
+// later, is in the deferral tests' tables.
+func providerSettingTypes() map[string]tftypes.Type {
+	schemas, err := NewProtocol6("test")().GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		panic(err)
+	}
+	return schemas.Provider.ValueType().(tftypes.Object).AttributeTypes
+}
+
+// providerSettings are the names of the provider block's attributes, sorted.
+func providerSettings() []string {
+	return slices.Sorted(maps.Keys(providerSettingTypes()))
 }
 
 // configureWith configures a new server of the composition the tests run
@@ -65,16 +83,16 @@ func nullObject(typ tftypes.Object, values map[string]tftypes.Value) tftypes.Val
 	return tftypes.NewValue(typ, all)
 }
 
-// With deferral allowed and base_url, api_token or ca_cert_pem unknown,
-// Configure defers without a diagnostic, and every read and plan of the
+// With deferral allowed and any setting unknown, Configure defers without
+// a diagnostic, and every read and plan of the
 // provider is deferred for its configuration, with nothing sent to the
 // service: a data source's read, a create's plan, the plan of an unchanged
 // subscription (which package fastpath answers itself otherwise), the
 // refresh of one, and an import.
-func TestConfigure_unknownConnectionDefersEverything(t *testing.T) {
+func TestConfigure_unknownSettingDefersEverything(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	for _, setting := range []string{"base_url", "api_token", "ca_cert_pem"} {
+	for _, setting := range providerSettings() {
 		t.Run(setting, func(t *testing.T) {
 			t.Parallel()
 			srv := startEmulator(t)
@@ -159,12 +177,11 @@ func TestConfigure_knownConnectionDoesNotDefer(t *testing.T) {
 }
 
 // Without deferral allowed, as every released CLI runs, an unknown
-// connection setting is the error it always was, on that setting (the
-// protocol's answer to Configure carries no deferral: the error is what
-// stops the run).
-func TestConfigure_unknownConnectionWithoutDeferralIsAnError(t *testing.T) {
+// setting is an error on that setting (the protocol's answer to Configure
+// carries no deferral: the error is what stops the run).
+func TestConfigure_unknownSettingWithoutDeferralIsAnError(t *testing.T) {
 	t.Parallel()
-	for _, setting := range []string{"base_url", "api_token", "ca_cert_pem"} {
+	for _, setting := range providerSettings() {
 		t.Run(setting, func(t *testing.T) {
 			t.Parallel()
 			srv := startEmulator(t)

@@ -113,7 +113,8 @@ type CLI struct {
 
 // NewCLI returns a CLI that runs the provider built from pkg
 // (ProductBinary, or another main package), with extraEnv added to a
-// clean environment: no TF_LOG or MOBILEPLAN_ variable of the caller's.
+// clean environment: no TF_LOG or MOBILEPLAN_ variable of the caller's,
+// nor what the provider adds to its requests (a CI job's trace context).
 func NewCLI(t *testing.T, pkg string, extraEnv ...string) *CLI {
 	t.Helper()
 	SkipUnlessAcceptance(t)
@@ -124,7 +125,8 @@ func NewCLI(t *testing.T, pkg string, extraEnv ...string) *CLI {
 	c.writeCLIConfig()
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "TF_LOG") || strings.HasPrefix(kv, "MOBILEPLAN_") || strings.HasPrefix(kv, "TF_CLI_CONFIG_FILE=") {
+		if strings.HasPrefix(kv, "TF_LOG") || strings.HasPrefix(kv, "MOBILEPLAN_") || strings.HasPrefix(kv, "TF_CLI_CONFIG_FILE=") ||
+			strings.HasPrefix(kv, "TF_APPEND_USER_AGENT=") || strings.HasPrefix(kv, "TRACEPARENT=") || strings.HasPrefix(kv, "TRACESTATE=") {
 			continue
 		}
 		env = append(env, kv)

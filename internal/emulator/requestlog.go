@@ -1,19 +1,23 @@
-package main
+package emulator
 
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"log"
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
-// logRequests writes one line per request: method, path, status and
-// duration. A connection the emulator drops on purpose (fault injection)
-// shows as status "dropped".
-func logRequests(next http.Handler, logger *log.Logger) http.Handler {
+// LogRequests writes one line per request: method, path, status and
+// duration, then what tells its sender apart (User-Agent, and the W3C
+// trace context's traceparent and tracestate), each when sent. A
+// connection the emulator drops on purpose (fault injection) shows as
+// status "dropped".
+func LogRequests(next http.Handler, logger *log.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
@@ -25,7 +29,13 @@ func logRequests(next http.Handler, logger *log.Logger) http.Handler {
 		case !rec.hijacked:
 			status = "200" // the handler wrote nothing: net/http answers 200
 		}
-		logger.Printf("%s %s %s %s", r.Method, r.URL.Path, status, time.Since(start).Round(time.Microsecond))
+		line := fmt.Sprintf("%s %s %s %s", r.Method, r.URL.Path, status, time.Since(start).Round(time.Microsecond))
+		for _, h := range []string{"User-Agent", "traceparent", "tracestate"} {
+			if v := r.Header.Get(h); v != "" {
+				line += fmt.Sprintf(" %s=%q", strings.ToLower(h), v)
+			}
+		}
+		logger.Print(line)
 	})
 }
 
