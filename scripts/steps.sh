@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# steps.sh STEP: the GNUmakefile's recipes longer than a line, one function
+# each, run from the repository root with the GNUmakefile's exported
+# variables (GO, GOLANGCI_LINT, GORELEASER, TFPLUGINDOCS, VERSION,
+# MIRROR_DIR, MIRROR_PLATFORMS).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+GO=${GO:-go}
+
+# The CLI checks beside the race detector: the filesystem mirror and an
+# install with an empty home directory, offline.
+cli-checks() {
+  bash scripts/mirror-check.sh >/dev/null
+  bash scripts/install-check.sh >/dev/null
+}
+
+# The concurrent packages under the race detector: -short leaves out the
+# simulations of many pipelines, which the plain run makes; the paged
+# refresh's tests are the provider's concurrent part.
+race() {
+  $GO test -count=1 -race -short -timeout 10m ./internal/emulator/... ./internal/client/... ./internal/provider/fastpath/
+  $GO test -count=1 -race -timeout 10m -run '^TestPagedReader_' ./internal/provider/
+}
+
+# The network-mirror test and the filesystem-mirror check under OpenTofu
+# (TF_ACC_TERRAFORM_PATH set by the caller).
+opentofu-mirror() {
+  TF_ACC=1 $GO test -count=1 -run '^TestNetworkMirror$' ./tools/mirror/
+  bash scripts/mirror-check.sh >/dev/null
+}
+
+# Terraform's implied local mirror, which terraform init searches offline.
+install() {
+  [ -n "${VERSION:-}" ] || { echo "make install: no version found at the top of CHANGELOG.md" >&2; exit 1; }
+  local dir="$HOME/.terraform.d/plugins/registry.terraform.io/mobileplan/mobileplan/$VERSION/$($GO env GOOS)_$($GO env GOARCH)"
+  $GO build -ldflags "-X main.version=$VERSION" -o "$dir/terraform-provider-mobileplan_v$VERSION$($GO env GOEXE)" .
+  echo "Installed mobileplan/mobileplan $VERSION in $dir"
+  echo "terraform init now finds it. A configuration initialised with an earlier build of $VERSION needs its .terraform.lock.hcl deleted first."
+}
+
+# Built, then run directly: `go run` turns the emulator's clean exit on
+# Ctrl-C into exit status 1, which make would report as an error.
+emulator() {
+  $GO build -o bin/mobileplan-emulator ./cmd/mobileplan-emulator
+  # shellcheck disable=SC2086 # FLAGS is a list of flags
+  exec ./bin/mobileplan-emulator -listen 127.0.0.1:8089 -token "${TOKEN:-${MOBILEPLAN_EMULATOR_TOKEN:-dev-token}}" ${STATE:+-state "$STATE"} ${FLAGS:-}
+}
+
+# tfplugindocs reads the schema from the provider itself
+# (tools/providerschema), not from the terraform on PATH, whose version
+# would change the docs.
+generate() {
+  terraform fmt -recursive examples mocks
+  $GO run ./tools/mockkit
+  schema=$(mktemp) # global: the EXIT trap runs after the function returns
+  trap 'rm -f "${schema:-}"' EXIT
+  $GO run ./tools/providerschema >"$schema"
+  ${TFPLUGINDOCS:-$GO tool tfplugindocs} generate --provider-name mobileplan --providers-schema "$schema"
+}
+
+tidy-check() {
+  if ! $GO mod tidy -diff >/dev/null; then
+    echo "go.mod or go.sum is not tidy; run 'go mod tidy' and commit:"
+    $GO mod tidy -diff
+    exit 1
+  fi
+}
+
+mirror() {
+  [ -n "${VERSION:-}" ] || { echo "make mirror: no version found at the top of CHANGELOG.md" >&2; exit 1; }
+  $GO run ./tools/mirror -dir "${MIRROR_DIR:-bin/mirror}" -version "$VERSION" ${MIRROR_PLATFORMS:+-platforms "$MIRROR_PLATFORMS"}
+}
+
+# Snapshots of the provider and the emulator for this platform only, as the
+# release builds them: each other platform costs a build of each, 5.5
+# minutes more on two cores with a cold cache for the emulator's twelve
+# (make emulator-release-check builds them all).
+release-snapshot() {
+  mkdir -p bin/release-snapshot
+  $GORELEASER build --snapshot --clean --single-target --id provider --output bin/release-snapshot/terraform-provider-mobileplan >/dev/null
+  ./bin/release-snapshot/terraform-provider-mobileplan -h 2>&1 | grep -q -- -debug
+  $GORELEASER build --snapshot --clean --single-target --config .goreleaser.emulator.yml --id emulator --output bin/release-snapshot/mobileplan-emulator >/dev/null
+  ./bin/release-snapshot/mobileplan-emulator -h 2>&1 | grep -q '^Usage of mobileplan-emulator'
+}
+
+case "${1:-}" in
+cli-checks | race | opentofu-mirror | install | emulator | generate | tidy-check | mirror | release-snapshot) "$1" ;;
+*)
+  echo "usage: scripts/steps.sh cli-checks|race|opentofu-mirror|install|emulator|generate|tidy-check|mirror|release-snapshot" >&2
+  exit 2
+  ;;
+esac
