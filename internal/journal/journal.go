@@ -14,6 +14,7 @@
 package journal
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -87,6 +88,17 @@ func Open(path string, id Identity, service string, lostRun time.Time, now func(
 		_ = f.Close()
 		return nil, err
 	}
+	if exclusive && len(data) > 0 && data[len(data)-1] != '\n' {
+		// A line cut short by a crash (a machine lost, a full disk) was
+		// never acknowledged; cut it off, or the next record would be
+		// glued to it and the journal read as damaged.
+		keep := bytes.LastIndexByte(data, '\n') + 1
+		if err := f.Truncate(int64(keep)); err != nil {
+			_ = f.Close()
+			return nil, err
+		}
+		data = data[:keep]
+	}
 	records, headed, why := check(data, id)
 	if why != "" {
 		if f, err = j.setAside(why); err != nil {
@@ -100,7 +112,7 @@ func Open(path string, id Identity, service string, lostRun time.Time, now func(
 		j.view.apply(i+1, r)
 	}
 	j.index = len(records) + 1
-	if exclusive && len(records) > 0 && len(j.view.leftovers(j.lostRun, "")) == 0 && len(j.view.unanswered()) == 0 {
+	if exclusive && len(records) > 0 && !j.view.namesAnythingSince(j.lostRun, now().Add(-StaleAfter)) {
 		// Nobody else has it open and it names nothing: start afresh.
 		if err := f.Truncate(0); err != nil {
 			_ = f.Close()
@@ -331,15 +343,27 @@ func (j *Journal) Unsent(n int) error {
 	return j.appendLocked(record{Kind: kindUnsent, Create: n})
 }
 
+// Verdict is what a check at the service found of a leftover.
+type Verdict int
+
+const (
+	// Take: the leftover can stand for the create.
+	Take Verdict = iota
+	// Unfit: it cannot (gone, used, of another plan); no one takes it.
+	Unfit
+)
+
 // Claim takes, for a create asking for request, the oldest leftover of
 // this service that serves the same request, that the latest whole plan
-// vouches for (Vouched), and that is not stale; it records the leftover as
-// taken by this process before returning it. It does so under a lock the
-// other processes of the working directory take too (a run has one per
-// provider configuration), after reading what they recorded, so that no
-// two creates, in any process, take one subscription. The caller checks it
-// at the service; one found unfit stays recorded as taken, by nobody.
-func (j *Journal) Claim(request string) (Leftover, bool, error) {
+// vouches for (Vouched), that is not stale, and that check finds fit at
+// the service; it records the leftover as taken by this process before
+// returning it. One check finds unfit is recorded the same way, by
+// nobody's create, and the next is tried. A check's error ends the claim
+// with nothing recorded, the leftover left for another run. All of it
+// happens under a lock the other processes of the working directory take
+// too (a run has one per provider configuration), after reading what they
+// recorded, so that no two creates, in any process, take one subscription.
+func (j *Journal) Claim(request string, check func(Leftover) (Verdict, error)) (Leftover, bool, error) {
 	if !j.mayServe(request) {
 		return Leftover{}, false, nil // nothing to read the journal again for
 	}
@@ -348,15 +372,25 @@ func (j *Journal) Claim(request string) (Leftover, bool, error) {
 		return Leftover{}, false, err
 	}
 	defer unlock()
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if err := j.reloadLocked(); err != nil {
-		return Leftover{}, false, err
+	for {
+		j.mu.Lock()
+		err := j.reloadLocked()
+		l, ok := j.takeableLocked(request)
+		j.mu.Unlock()
+		if err != nil || !ok {
+			return Leftover{}, false, err
+		}
+		verdict, err := check(l)
+		if err != nil {
+			return Leftover{}, false, err
+		}
+		j.mu.Lock()
+		err = j.appendLocked(record{Kind: kindAdopted, Request: l.Request, Also: l.Also, ID: l.ID})
+		j.mu.Unlock()
+		if err != nil || verdict == Take {
+			return l, err == nil, err
+		}
 	}
-	if l, ok := j.takeableLocked(request); ok {
-		return l, true, j.appendLocked(record{Kind: kindAdopted, Request: l.Request, Also: l.Also, ID: l.ID})
-	}
-	return Leftover{}, false, nil
 }
 
 // mayServe reports whether, as far as this process has read, a leftover

@@ -54,14 +54,17 @@ func newView() *view {
 
 // apply folds record r, the index-th of the journal, into v.
 func (v *view) apply(index int, r record) {
+	if r.Process == "" {
+		return // a header, or a record naming no process: nothing to fold
+	}
 	p := v.processes[r.Process]
-	if p == nil && r.Process != "" {
+	if p == nil {
 		// Its start record may have been lost to a crash; it counts as
 		// a process that never ended.
 		p = &process{start: index}
 		v.processes[r.Process] = p
 	}
-	if p != nil && r.At != 0 {
+	if r.At != 0 {
 		p.last = time.UnixMilli(r.At)
 	}
 	switch r.Kind {
@@ -126,6 +129,24 @@ func (v *view) leftovers(lostRun, self string) []Leftover {
 	}
 	slices.SortFunc(out, func(a, b Leftover) int { return a.index - b.index })
 	return out
+}
+
+// namesAnythingSince reports whether the journal names a leftover (of
+// lostRun, among lost runs) or an unanswered create of a run started after
+// since: older ones are only named for StaleAfter, and then the journal
+// may be emptied without them.
+func (v *view) namesAnythingSince(lostRun string, since time.Time) bool {
+	for _, l := range v.leftovers(lostRun, "") {
+		if l.Run.After(since) {
+			return true
+		}
+	}
+	for _, u := range v.unanswered() {
+		if u.Sent.After(since) {
+			return true
+		}
+	}
+	return false
 }
 
 // lostRunPrefix begins the process id under which RecordLostRun writes

@@ -249,7 +249,9 @@ func (r *recovery) limited() string {
 		}
 		for _, a := range args {
 			name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-			if strings.HasPrefix(a, "-") && (name == "target" || name == "exclude") {
+			// -target and -exclude, and OpenTofu's -target-file and
+			// -exclude-file.
+			if strings.HasPrefix(a, "-") && (name == "target" || name == "exclude" || strings.HasPrefix(name, "target-") || strings.HasPrefix(name, "exclude-")) {
 				r.limitedWhy = "this run is limited to some resources (-" + name + "), so it cannot see every subscription its state holds"
 				return
 			}
@@ -347,32 +349,40 @@ func formatDays(d time.Duration) string { return fmt.Sprintf("%d days", int(d/(2
 
 // take returns a leftover for a create of body, checked at the service
 // (unused, of the same plan), and records that the create took it; nil
-// when there is none to take. c reads the service.
-func (r *recovery) take(ctx context.Context, c *client.Client, body client.CreateSubscriptionRequest) (*client.Subscription, *diagnostics.Leftover) {
+// when there is none to take. c reads the service. A check that gets no
+// answer (the service unreachable, the run interrupted) is an error: the
+// create then sends nothing, rather than buy a subscription that may be
+// waiting for it, and the leftover stays for the next run.
+func (r *recovery) take(ctx context.Context, c *client.Client, body client.CreateSubscriptionRequest) (*client.Subscription, *diagnostics.Leftover, error) {
 	if r == nil || r.journal == nil || r.limited() != "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if ids := r.leftovers.Load(); ids == nil || len(*ids) == 0 {
-		return nil, nil // the common case: Claim would read the journal for nothing
+		return nil, nil, nil // the common case: Claim would read the journal for nothing
 	}
-	request := requestOf(body)
-	for {
-		l, ok, err := r.journal.Claim(request)
-		if err != nil {
-			tflog.Warn(ctx, "Could not take a subscription from the journal of creates; creating instead", map[string]any{"error": err.Error()})
-			return nil, nil
+	var sub *client.Subscription
+	l, ok, err := r.journal.Claim(requestOf(body), func(l journal.Leftover) (journal.Verdict, error) {
+		got, err := c.GetSubscription(ctx, l.ID)
+		switch {
+		case client.IsNotFound(err):
+			return journal.Unfit, nil
+		case err != nil:
+			return journal.Unfit, err
+		case !fitFor(got, body):
+			tflog.Info(ctx, "Not taking a subscription the journal named as left out of state: the service shows it used or of another plan", map[string]any{"id": l.ID})
+			return journal.Unfit, nil
 		}
-		if !ok {
-			return nil, nil
-		}
-		sub, err := c.GetSubscription(ctx, l.ID)
-		if err != nil || !fitFor(sub, body) {
-			tflog.Info(ctx, "Not taking a subscription the journal named as left out of state: the service shows it gone, used or of another plan", map[string]any{"id": l.ID, "error": fmt.Sprint(err)})
-			continue
-		}
-		r.refreshLeftovers()
-		return sub, &diagnostics.Leftover{ID: l.ID, Request: l.Request, Run: l.Run}
+		sub = got
+		return journal.Take, nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
+	if !ok {
+		return nil, nil, nil
+	}
+	r.refreshLeftovers()
+	return sub, &diagnostics.Leftover{ID: l.ID, Request: l.Request, Run: l.Run}, nil
 }
 
 // fitFor reports whether sub can stand for a new subscription of body: it

@@ -23,6 +23,8 @@ func TestRecoveryLimited(t *testing.T) {
 		"-target value":         {args: []string{"tofu", "plan", "-target", "mobileplan_subscription.a"}, want: "(-target)"},
 		"--target":              {args: []string{"terraform", "apply", "--target=x"}, want: "(-target)"},
 		"-exclude":              {args: []string{"tofu", "apply", "-exclude=x"}, want: "(-exclude)"},
+		"-target-file":          {args: []string{"tofu", "apply", "-target-file=targets.txt"}, want: "(-target-file)"},
+		"-exclude-file":         {args: []string{"tofu", "plan", "-exclude-file", "x.txt"}, want: "(-exclude-file)"},
 		"TF_CLI_ARGS":           {args: []string{"terraform", "apply"}, env: map[string]string{"TF_CLI_ARGS": "-target=x"}, want: "(-target)"},
 		"TF_CLI_ARGS_plan":      {args: []string{"terraform", "plan"}, env: map[string]string{"TF_CLI_ARGS_plan": "-lock=false -target=x"}, want: "(-target)"},
 		"a value, not a flag":   {args: []string{"terraform", "apply", "-var", "target=x"}},

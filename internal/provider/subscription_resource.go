@@ -237,7 +237,12 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 	ctx, cancel := context.WithTimeout(ctx, createTimeout)
 	defer cancel()
 
-	if sub, took := r.recovery.take(ctx, r.client, body); sub != nil {
+	sub, took, err := r.recovery.take(ctx, r.client, body)
+	if err != nil {
+		resp.Diagnostics.Append(diagnostics.APIError("Could not check a subscription a killed run left out of state; nothing was sent (apply again to take it or create)", err, path.Empty()))
+		return
+	}
+	if sub != nil {
 		model, diags := subscriptionResourceModelOf(sub, plan)
 		resp.Diagnostics.Append(diags...)
 		if diags.HasError() {
@@ -250,7 +255,8 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 	}
 
 	r.preflight.startCreating()
-	sub, journalDiags, err := r.recovery.create(ctx, body, func() (*client.Subscription, error) { return r.client.CreateSubscription(ctx, body) })
+	var journalDiags diag.Diagnostics
+	sub, journalDiags, err = r.recovery.create(ctx, body, func() (*client.Subscription, error) { return r.client.CreateSubscription(ctx, body) })
 	resp.Diagnostics.Append(journalDiags...)
 	if err != nil {
 		attr := path.Empty()
