@@ -262,39 +262,17 @@ func (j *Journal) RecordLostRun(started time.Time, subs []LostSubscription) erro
 	case j.started:
 		return errors.New("a lost run is recorded before the process's own records")
 	}
-	var lines []byte
-	add := func(r record) error {
-		r.Process = run
-		line, err := encode(r)
-		if err != nil {
-			return err
-		}
-		lines = append(lines, line...)
-		j.view.apply(j.index, r)
-		j.index++
-		return nil
-	}
+	var records []record
 	if j.view.processes[run] == nil {
-		if err := add(record{Kind: kindStart, At: started.UnixMilli(), Service: j.service}); err != nil {
-			return err
-		}
+		records = append(records, record{Kind: kindStart, At: started.UnixMilli(), Service: j.service})
 	}
+	now := j.now().UnixMilli()
 	for _, s := range subs {
-		if j.view.held[s.ID] != nil {
-			continue // this journal knows it already
-		}
-		if err := add(record{Kind: kindCreated, ID: s.ID, Request: s.Request, Also: s.Also, At: j.now().UnixMilli()}); err != nil {
-			return err
+		if j.view.held[s.ID] == nil { // else this journal knows it already
+			records = append(records, record{Kind: kindCreated, ID: s.ID, Request: s.Request, Also: s.Also, At: now})
 		}
 	}
-	if len(lines) == 0 {
-		return nil
-	}
-	ticket := j.w.queue(lines)
-	j.mu.Unlock()
-	err := j.w.wait(ticket)
-	j.mu.Lock()
-	return err
+	return j.writeLocked(run, records)
 }
 
 // Begin records this process's start, so that the plan it makes can vouch
@@ -481,10 +459,20 @@ func (j *Journal) appendLocked(records ...record) error {
 		j.started = true
 		records = slices.Insert(records, 0, record{Kind: kindStart, PID: os.Getpid(), PPID: os.Getppid(), Service: j.service})
 	}
-	var lines []byte
 	now := j.now().UnixMilli()
+	for i := range records {
+		records[i].At = now
+	}
+	return j.writeLocked(j.process, records)
+}
+
+// writeLocked writes records as process's, folds them into the view, and
+// waits until they are on disk; j.mu is held, and released while waiting
+// so that other records join the same write.
+func (j *Journal) writeLocked(process string, records []record) error {
+	var lines []byte
 	for _, r := range records {
-		r.Process, r.At = j.process, now
+		r.Process = process
 		line, err := encode(r)
 		if err != nil {
 			return err
