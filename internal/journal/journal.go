@@ -203,7 +203,7 @@ func (j *Journal) Leftovers() []Leftover {
 func (j *Journal) Unanswered() []Unanswered {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.view.unanswered()
+	return j.view.unanswered(j.process)
 }
 
 // Vouched reports whether the latest plan that saw the whole state

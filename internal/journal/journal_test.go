@@ -467,3 +467,15 @@ func TestClaimChecksAtTheService(t *testing.T) {
 		t.Errorf("leftovers %v: the unfit one is offered again", j.Leftovers())
 	}
 }
+
+// A process's own creates in flight are not "sent with no answer": their
+// answers may yet come.
+func TestOwnCreatesInFlightAreNotUnanswered(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "default.journal")
+	j := open(t, path, &clock{t0})
+	defer j.Close()
+	_ = must(j.Sending(byID))
+	if un := j.Unanswered(); len(un) != 0 {
+		t.Errorf("unanswered %v: this process's own create in flight", un)
+	}
+}

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"os"
 	"slices"
 	"time"
 )
@@ -141,7 +142,7 @@ func (v *view) namesAnythingSince(lostRun string, since time.Time) bool {
 			return true
 		}
 	}
-	for _, u := range v.unanswered() {
+	for _, u := range v.unanswered("") {
 		if u.Sent.After(since) {
 			return true
 		}
@@ -157,11 +158,14 @@ func isLostRun(process string) bool {
 	return len(process) > len(lostRunPrefix) && process[:len(lostRunPrefix)] == lostRunPrefix
 }
 
-// unanswered are the creates sent with no answer recorded, oldest first.
-func (v *view) unanswered() []Unanswered {
+// unanswered are the creates sent with no answer recorded, oldest first,
+// but those of process self and of any other process still running (one
+// per provider configuration of a run): their answers may yet come.
+func (v *view) unanswered(self string) []Unanswered {
 	var out []Unanswered
 	for k, s := range v.sends {
-		if s.resolved {
+		p := v.processes[k.process]
+		if s.resolved || k.process == self || (!p.ended && p.pid != os.Getpid() && alive(p.pid)) {
 			continue
 		}
 		out = append(out, Unanswered{Request: s.request, Sent: s.at, Service: v.processes[k.process].service})

@@ -402,3 +402,25 @@ func stateSubscriptionIDs(t *testing.T, tf *acctest.CLI) []string {
 	slices.Sort(ids)
 	return ids
 }
+
+// An apply that nobody killed says nothing of the journal: Terraform plans
+// each create again right before applying it, and with more creates than
+// -parallelism, the creates of this very process were in flight then.
+func TestCLI_anUninterruptedApplySaysNothingOfTheJournal(t *testing.T) {
+	t.Parallel()
+	acctest.SkipUnlessAcceptance(t)
+	srv := startEmulator(t)
+	tf := newTerraformCLI(t)
+	tf.Write("main.tf", acctest.ProviderBlock(srv, "  max_requests_per_second = 4\n")+`
+resource "mobileplan_subscription" "fleet" {
+  count   = 12
+  plan_id = "plan_001"
+}
+`)
+	out := unwrap(tf.Must("apply", "-auto-approve", "-input=false", "-parallelism=3"))
+	for _, summary := range []string{"Creates sent with no answer recorded", "killed run", "journal of creates"} {
+		if strings.Contains(out, summary) {
+			t.Errorf("an uninterrupted apply warns %q:\n%s", summary, out)
+		}
+	}
+}
