@@ -41,13 +41,14 @@ type Journal struct {
 	service string
 	refused string
 
-	mu      sync.Mutex // guards what follows
-	view    *view
-	index   int  // records in the file, for the view's order
-	started bool // this process's start record is written
-	creates int
-	ended   bool
-	lostRun string // the lost run this process recovers (RecordLostRun)
+	mu        sync.Mutex // guards what follows
+	view      *view
+	index     int  // records in the file, for the view's order
+	started   bool // this process's start record is written
+	creates   int
+	ended     bool
+	lostRun   string    // the lost run this process recovers (RecordLostRun), as its process id
+	lostRunAt time.Time // when it started
 
 	w writer
 }
@@ -74,7 +75,7 @@ func Open(path string, id Identity, service string, lostRun time.Time, now func(
 	}
 	j := &Journal{path: path, now: now, process: newProcessID(), service: service}
 	if !lostRun.IsZero() {
-		j.lostRun = lostRunPrefix + lostRun.UTC().Format(time.RFC3339)
+		j.lostRun, j.lostRunAt = lostRunPrefix+lostRun.UTC().Format(time.RFC3339), lostRun
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
@@ -183,9 +184,6 @@ func (j *Journal) Path() string { return j.path }
 // Service is the base URL this process speaks to.
 func (j *Journal) Service() string { return j.service }
 
-// Process is this process's id in the journal.
-func (j *Journal) Process() string { return j.process }
-
 // Refused says why a journal found at the path was set aside; "" when none
 // was.
 func (j *Journal) Refused() string { return j.refused }
@@ -204,14 +202,6 @@ func (j *Journal) Unanswered() []Unanswered {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.view.unanswered(j.process)
-}
-
-// Vouched reports whether the latest plan that saw the whole state
-// started after l was given out, so that l was in no state it read.
-func (j *Journal) Vouched(l Leftover) bool {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.view.vouchedFor(l)
 }
 
 // finishingWithin is how recently a process must have written for Others
@@ -252,7 +242,7 @@ type LostSubscription struct {
 // include them, as they would a killed run's of this working directory.
 // It must come before this process's own start (Begin), which the plan
 // that vouches for them needs after them.
-func (j *Journal) RecordLostRun(started time.Time, subs []LostSubscription) error {
+func (j *Journal) RecordLostRun(subs []LostSubscription) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	run := j.lostRun
@@ -264,7 +254,7 @@ func (j *Journal) RecordLostRun(started time.Time, subs []LostSubscription) erro
 	}
 	var records []record
 	if j.view.processes[run] == nil {
-		records = append(records, record{Kind: kindStart, At: started.UnixMilli(), Service: j.service})
+		records = append(records, record{Kind: kindStart, At: j.lostRunAt.UnixMilli(), Service: j.service})
 	}
 	now := j.now().UnixMilli()
 	for _, s := range subs {
@@ -333,7 +323,7 @@ const (
 
 // Claim takes, for a create asking for request, the oldest leftover of
 // this service that serves the same request, that the latest whole plan
-// vouches for (Vouched), that is not stale, and that check finds fit at
+// vouches for (view.vouchedFor), that is not stale, and that check finds fit at
 // the service; it records the leftover as taken by this process before
 // returning it. One check finds unfit is recorded the same way, by
 // nobody's create, and the next is tried. A check's error ends the claim
@@ -385,12 +375,18 @@ func (j *Journal) mayServe(request string) bool {
 // is held.
 func (j *Journal) takeableLocked(request string) (Leftover, bool) {
 	for _, l := range j.view.leftovers(j.lostRun, j.process) {
-		if (l.Request == request || l.Also == request) && l.Service == j.service &&
-			j.now().Sub(l.Run) < StaleAfter && j.view.vouchedFor(l) {
+		if j.Serves(l, request) && j.view.vouchedFor(l) {
 			return l, true
 		}
 	}
 	return Leftover{}, false
+}
+
+// Serves reports whether leftover l may stand for a create asking for
+// request, as far as the journal alone can tell: the same request, this
+// process's service, a run not older than StaleAfter.
+func (j *Journal) Serves(l Leftover, request string) bool {
+	return (l.Request == request || l.Also == request) && l.Service == j.service && j.now().Sub(l.Run) < StaleAfter
 }
 
 // reloadLocked folds the whole file again, with what other processes

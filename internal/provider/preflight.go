@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
@@ -103,7 +102,7 @@ type inventory struct {
 // prior state). Findings go into diags, attached to plan_id or plan. A
 // create the apply may serve with a subscription a killed run left out of
 // state (takesLeftover) needs no free eSIM, so it reserves none.
-func (p *preflight) checkCreate(ctx context.Context, config tfsdk.Config, takesLeftover func(request string) bool, diags *diag.Diagnostics) {
+func (p *preflight) checkCreate(ctx context.Context, config tfsdk.Config, takesLeftover func() bool, diags *diag.Diagnostics) {
 	if p == nil {
 		return
 	}
@@ -128,16 +127,11 @@ func (p *preflight) checkCreate(ctx context.Context, config tfsdk.Config, takesL
 	case !planID.IsNull():
 		at := path.Root("plan_id")
 		plan, ok := p.subscribablePlan(ctx, planID.ValueString(), at, diags)
-		if ok && !takesLeftover(requestOf(client.CreateSubscriptionRequest{PlanID: planID.ValueString()})) {
+		if ok && !takesLeftover() {
 			p.reserve(ctx, plan.Label, at, diags)
 		}
-	case !inline.IsNull():
-		var in inlinePlanModel
-		diags.Append(inline.As(ctx, &in, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})...)
-		body := client.CreateSubscriptionRequest{Plan: &client.InlinePlan{CoverageID: in.CoverageID.ValueString(), DataMBs: in.DataMBs.ValueInt64(), PeriodDays: in.PeriodDays.ValueInt64()}}
-		if !takesLeftover(requestOf(body)) {
-			p.reserve(ctx, nil, path.Root("plan"), diags) // an inline plan has no label
-		}
+	case !inline.IsNull() && !takesLeftover():
+		p.reserve(ctx, nil, path.Root("plan"), diags) // an inline plan has no label
 	}
 	// Neither set: the configuration validator already reports it.
 }

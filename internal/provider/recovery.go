@@ -75,6 +75,12 @@ type recovery struct {
 	// sightings to look for without a lock.
 	leftovers atomic.Pointer[[]string]
 
+	// quiet is set when the journal, as opened, had nothing to say: no
+	// leftover, no unanswered create of another process, no problem. It
+	// stays so (only a killed process or a lost run adds leftovers), and
+	// spares every plan of a create reading the journal.
+	quiet atomic.Bool
+
 	planned atomic.Bool // the process planned or read subscriptions
 	applied atomic.Bool // the process applied changes
 
@@ -120,7 +126,8 @@ func (r *recovery) open(ctx context.Context, service string, lost lostRun, c *cl
 		r.problems = append(r.problems, diagnostics.JournalRefused(why))
 	}
 	left := j.Leftovers()
-	if len(left) > 0 || len(j.Unanswered()) > 0 {
+	r.quiet.Store(len(left) == 0 && len(j.Unanswered()) == 0 && len(r.problems) == 0)
+	if !r.quiet.Load() {
 		// This process may be the plan that vouches for what it did not
 		// see: its start goes before anything it sees.
 		if err := j.Begin(); err != nil {
@@ -181,13 +188,12 @@ func recordLostRun(ctx context.Context, j *journal.Journal, lost lostRun, c *cli
 			continue
 		}
 		ls := journal.LostSubscription{ID: s.ID, Request: requestOf(client.CreateSubscriptionRequest{PlanID: s.PlanID})}
-		p := s.Plan
-		if p.CoverageProfileID != nil && p.DataMegaBytes != nil && p.PeriodDays != nil && (p.PeriodIterations == nil || *p.PeriodIterations == 1) && p.Label == nil {
-			ls.Also = requestOf(client.CreateSubscriptionRequest{Plan: &client.InlinePlan{CoverageID: *p.CoverageProfileID, DataMBs: *p.DataMegaBytes, PeriodDays: *p.PeriodDays}})
+		if inline, ok := inlinePlanOf(s.Plan); ok {
+			ls.Also = requestOf(client.CreateSubscriptionRequest{Plan: &inline})
 		}
 		subs = append(subs, ls)
 	}
-	return j.RecordLostRun(lost.started, subs)
+	return j.RecordLostRun(subs)
 }
 
 // refreshLeftovers republishes the ids sightings look for.
@@ -260,15 +266,19 @@ func (r *recovery) limited() string {
 	return r.limitedWhy
 }
 
-// planWarnings are what the plan of a create of request says about the
-// journal: the leftovers of that request the apply may take, those it will
-// not take and why, the creates sent with no answer, and what opening the
-// journal found.
-func (r *recovery) planWarnings(request string) diag.Diagnostics {
+// planWarnings are what the plan of a create with configuration config
+// says about the journal: the leftovers of its request the apply may take,
+// those it will not take and why, the creates sent with no answer, and
+// what opening the journal found.
+func (r *recovery) planWarnings(ctx context.Context, config tfsdk.Config) diag.Diagnostics {
 	if r == nil {
 		return nil
 	}
 	r.planned.Store(true)
+	if r.quiet.Load() {
+		return nil
+	}
+	request := requestOfConfig(ctx, config)
 	r.mu.Lock()
 	diags := slices.Clone(r.problems)
 	j := r.journal
@@ -282,12 +292,12 @@ func (r *recovery) planWarnings(request string) diag.Diagnostics {
 		switch {
 		case l.Request != request && l.Also != request:
 			continue // another create's, if any
+		case j.Serves(l, request):
+			usable = append(usable, d)
 		case l.Service != j.Service():
 			elsewhere = append(elsewhere, d)
-		case time.Since(l.Run) >= journal.StaleAfter:
-			old = append(old, d)
 		default:
-			usable = append(usable, d)
+			old = append(old, d)
 		}
 	}
 	if len(usable) > 0 {
@@ -314,16 +324,18 @@ func (r *recovery) planWarnings(request string) diag.Diagnostics {
 }
 
 // mayTake reports whether the apply may serve one more planned create of
-// request with a leftover: fewer creates of request were counted so far
-// than there are usable leftovers of it not seen in state yet. The
+// configuration config with a leftover: fewer creates of its request were
+// counted so far than there are usable leftovers of it not seen in state
+// yet. The
 // preflight then reserves no free eSIM for it. A leftover this plan
 // later finds in state makes the count one too generous, and the apply
 // may then meet the service's outOfInventory for that create: never a
 // plan refused that the recovery makes possible.
-func (r *recovery) mayTake(request string) bool {
-	if r == nil {
+func (r *recovery) mayTake(ctx context.Context, config tfsdk.Config) bool {
+	if r == nil || r.quiet.Load() {
 		return false
 	}
+	request := requestOfConfig(ctx, config)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.journal == nil || r.limited() != "" {
@@ -331,7 +343,7 @@ func (r *recovery) mayTake(request string) bool {
 	}
 	usable := 0
 	for _, l := range r.journal.Leftovers() {
-		if (l.Request == request || l.Also == request) && l.Service == r.journal.Service() && time.Since(l.Run) < journal.StaleAfter {
+		if r.journal.Serves(l, request) {
 			usable++
 		}
 	}
@@ -394,11 +406,18 @@ func fitFor(sub *client.Subscription, body client.CreateSubscriptionRequest) boo
 	if body.Plan == nil {
 		return sub.PlanID == body.PlanID
 	}
-	p := sub.Plan
-	return p.CoverageProfileID != nil && *p.CoverageProfileID == body.Plan.CoverageID &&
-		p.DataMegaBytes != nil && *p.DataMegaBytes == body.Plan.DataMBs &&
-		p.PeriodDays != nil && *p.PeriodDays == body.Plan.PeriodDays &&
-		(p.PeriodIterations == nil || *p.PeriodIterations == 1) && p.Label == nil
+	inline, ok := inlinePlanOf(sub.Plan)
+	return ok && inline == *body.Plan
+}
+
+// inlinePlanOf is the inline plan a subscription's plan is the same
+// product as: one with the three configurable numbers, one period and no
+// label, as the service makes from an inline plan.
+func inlinePlanOf(p client.PlanForAttachment) (client.InlinePlan, bool) {
+	if p.CoverageProfileID == nil || p.DataMegaBytes == nil || p.PeriodDays == nil || (p.PeriodIterations != nil && *p.PeriodIterations != 1) || p.Label != nil {
+		return client.InlinePlan{}, false
+	}
+	return client.InlinePlan{CoverageID: *p.CoverageProfileID, DataMBs: *p.DataMegaBytes, PeriodDays: *p.PeriodDays}, true
 }
 
 // requestOfConfig is requestOf for a configuration of the resource; ""

@@ -85,8 +85,8 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 // of state (recovery.go).
 func planCreate(ctx context.Context, run *operations, p *preflight, rec *recovery, config tfsdk.Config, diags *diag.Diagnostics) {
 	defer run.operation()(diags)
-	diags.Append(rec.planWarnings(requestOfConfig(ctx, config))...)
-	p.checkCreate(ctx, config, rec.mayTake, diags)
+	diags.Append(rec.planWarnings(ctx, config)...)
+	p.checkCreate(ctx, config, func() bool { return rec.mayTake(ctx, config) }, diags)
 }
 
 // subscriptionSpeedUps is what package fastpath's accelerator is told of
