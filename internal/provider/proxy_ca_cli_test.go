@@ -13,6 +13,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/testcert"
 )
 
@@ -86,6 +87,7 @@ func startPrivateService(t *testing.T, ca testcert.Authority) (*emulatortest.Ser
 
 func TestCLI_privateCAThroughProxy(t *testing.T) {
 	t.Parallel()
+	acctest.SkipUnlessAcceptance(t) // the subtests skip without TF_ACC, and the counts below would fail
 	ca := testcert.New(t, "mobileplan test private CA", privateHost)
 	srv, baseURL, proxy := startPrivateService(t, ca)
 	config := func(caSetting string) string {
