@@ -36,7 +36,8 @@ func run(args []string) error {
 	state := fs.String("state", "", "database file that keeps all state across restarts: every change is stored before it is answered, and the file is locked while the emulator runs (a JSON state file of earlier versions is migrated)")
 	webhookURL := fs.String("webhook-url", "", "URL that receives webhook events")
 	webhookSecret := fs.String("webhook-secret", "", "signing secret for the service-signature header of webhook calls")
-	rateLimit := fs.Float64("rate-limit", 0, "requests per second each token may send to /v1 (token bucket holding one second's worth); the rest are answered 429 with Retry-After, counted as rateLimited in /_emulator/stats (0: no limit)")
+	rateLimit := fs.Float64("rate-limit", 0, "requests per second each token may send to /v1 (a token bucket holding q requests, the smallest whole number in whole seconds: 5 for 5, 3 for 0.3); the rest are answered 429 with Retry-After, counted as rateLimited in /_emulator/stats (0: no limit)")
+	rateLimitWindow := fs.Duration("rate-limit-window", 0, "with -rate-limit, make the quota a fixed window of this length (whole seconds): rate × window requests per window, the count starting afresh when it ends, as many APIs count (default: a token bucket)")
 	quotaFields := fs.String("quota-fields", "", "with -rate-limit, describe each token's quota on every answer, 429s included: \"ietf\" sends RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers), \"x-ratelimit\" sends X-RateLimit-Limit, -Remaining and -Reset (default: none, as the service's contract assumes)")
 	quiet := fs.Bool("quiet", false, "log only errors, not one line per request")
 	fs.Usage = func() {
@@ -65,18 +66,22 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	if *rateLimitWindow != 0 && *rateLimit <= 0 {
+		return errors.New("-rate-limit-window shapes the quota of -rate-limit: set both")
+	}
 	if fields != emulator.QuotaFieldsNone && *rateLimit <= 0 {
 		return errors.New("-quota-fields describes the quota of -rate-limit: set both")
 	}
 
 	logger := log.New(os.Stderr, "mobileplan-emulator: ", log.LstdFlags)
 	opts := emulator.Options{
-		Token:       *token,
-		StatePath:   *state,
-		Logger:      logger,
-		Webhook:     emulator.WebhookOptions{URL: *webhookURL, Secret: *webhookSecret},
-		RateLimit:   *rateLimit,
-		QuotaFields: fields,
+		Token:           *token,
+		StatePath:       *state,
+		Logger:          logger,
+		Webhook:         emulator.WebhookOptions{URL: *webhookURL, Secret: *webhookSecret},
+		RateLimit:       *rateLimit,
+		RateLimitWindow: *rateLimitWindow,
+		QuotaFields:     fields,
 	}
 	if *quiet {
 		opts.Logger = nil

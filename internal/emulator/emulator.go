@@ -46,6 +46,11 @@ type Options struct {
 	// RateLimit, when above 0, is how many /v1 requests per second each
 	// token may send (ratelimit.go); the rest are answered 429.
 	RateLimit float64
+	// RateLimitWindow, when above 0, makes that quota a fixed window of
+	// this length: RateLimit × RateLimitWindow requests per window, the
+	// count starting afresh when it ends. Without it the quota is a token
+	// bucket.
+	RateLimitWindow time.Duration
 	// QuotaFields, with RateLimit, describes the token's quota on every
 	// answer (quota_fields.go); none by default.
 	QuotaFields QuotaFields
@@ -87,6 +92,10 @@ func New(opts Options) (*Emulator, error) {
 	if opts.RateLimit < 0 || math.IsNaN(opts.RateLimit) || math.IsInf(opts.RateLimit, 0) {
 		return nil, errors.New("emulator: the rate limit must be 0 (none) or a positive number of requests per second")
 	}
+	if opts.RateLimitWindow < 0 || opts.RateLimitWindow > 0 && (opts.RateLimit <= 0 || opts.RateLimitWindow < time.Second ||
+		opts.RateLimitWindow%time.Second != 0 || opts.RateLimit*opts.RateLimitWindow.Seconds() < 1) {
+		return nil, errors.New("emulator: a rate limit window is a whole number of seconds, with a rate limit that allows at least one request in it")
+	}
 	logger := opts.Logger
 	if logger == nil {
 		logger = log.New(io.Discard, "", 0)
@@ -107,7 +116,7 @@ func New(opts Options) (*Emulator, error) {
 		tokenHash: sha256.Sum256([]byte(opts.Token)),
 		dataset:   ds,
 		state:     st,
-		limiter:   newRateLimiter(opts.RateLimit, opts.QuotaFields, opts.QuotaFieldsQuirk),
+		limiter:   newRateLimiter(opts.RateLimit, opts.RateLimitWindow, opts.QuotaFields, opts.QuotaFieldsQuirk),
 		logger:    logger,
 		counts:    map[string]int{},
 	}

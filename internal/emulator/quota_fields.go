@@ -55,11 +55,16 @@ func ParseQuotaFields(s string) (QuotaFields, error) {
 	return "", fmt.Errorf("quota fields %q: want %q, %q or nothing", s, QuotaFieldsIETF, QuotaFieldsX)
 }
 
-// policy is the token bucket as the fields state it: q units per w
-// seconds, in whole numbers, with q/w the bucket's refill rate (the
-// smallest window in which the rate is a whole number of requests, so
-// 0.3 a second is q=3;w=10).
+// policy is the quota as the fields state it: q units per w seconds, in
+// whole numbers. A fixed window's are its count and length; a token
+// bucket's q/w is its refill rate, in the smallest window in which the
+// rate is a whole number of requests (0.3 a second is q=3;w=10), and q its
+// size.
 func (l *rateLimiter) policy() (q, w int) {
+	if l.window > 0 {
+		w := max(1, int(math.Round(l.window.Seconds())))
+		return max(1, int(math.Round(l.perSecond*l.window.Seconds()))), w
+	}
 	for w := 1; w <= 60; w++ {
 		units := l.perSecond * float64(w)
 		if rounded := math.Round(units); rounded >= 1 && math.Abs(units-rounded) < 1e-9*units {
@@ -69,18 +74,11 @@ func (l *rateLimiter) policy() (q, w int) {
 	return max(1, int(math.Round(l.perSecond*60))), 60
 }
 
-// quotaState is what the fields say of the bucket after an answer: r
-// whole units left, and t whole seconds until the bucket is full again.
+// quotaState is what the fields say of the quota after an answer: r
+// whole units left, and t whole seconds until it is whole again (the
+// bucket full, or the window ended).
 type quotaState struct {
 	remaining, fullIn int
-}
-
-func (l *rateLimiter) stateOf(tokens float64) quotaState {
-	tokens = max(0, tokens)
-	return quotaState{
-		remaining: int(math.Floor(tokens)),
-		fullIn:    int(math.Ceil((float64(l.burst()) - tokens) / l.perSecond)),
-	}
 }
 
 // writeQuotaFields sets the fields of s on h, as l.fields and l.quirk
@@ -92,7 +90,7 @@ func (l *rateLimiter) writeQuotaFields(h http.Header, s quotaState) {
 	q, w := l.policy()
 	switch l.quirk {
 	case QuirkNearExhaustion:
-		if s.remaining*4 > l.burst() {
+		if s.remaining*4 > l.size() {
 			return
 		}
 	case QuirkDropped:
