@@ -233,7 +233,7 @@ func TestPaceCountsTheSlowdown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, c := startInProcess(t, emulator.Options{}, func(cfg *Config) { cfg.MaxRequestsPerSecond = 5 })
 		sendCreates(t, c, workload{creates: 20, workers: 10})
-		if s := c.RateLimitSlowdown(); s != (RateLimitSlowdown{}) {
+		if s := c.RateLimitSlowdown(); s != (RateLimitSlowdown{Ceiling: 5}) {
 			t.Errorf("slowdown %+v with no limit at the service; the ceiling is the user's own choice", s)
 		}
 	})
@@ -437,15 +437,15 @@ func TestPaceGrowthReachesWaitingRequests(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newPace(0)
 		start := time.Now()
-		p.learned, p.cutAt, p.cutRate, p.epoch = true, start, 0.7, 1
-		p.limiter = rate.NewLimiter(0.7, 1)
+		p.policy.mode, p.policy.cutAt, p.policy.cutRate, p.policy.epoch = modeByRefusals, start, 0.7, 1
+		p.policy.limiter = rate.NewLimiter(0.7, 1)
 		const n = 40
 		var mu sync.Mutex
 		var sent []time.Time
 		var wg sync.WaitGroup
 		for range n {
 			wg.Go(func() {
-				if _, err := p.admit(bg, start.Add(time.Hour)); err != nil {
+				if _, err := p.admit(bg, start, start.Add(time.Hour)); err != nil {
 					t.Error(err)
 				}
 				mu.Lock()
@@ -457,10 +457,10 @@ func TestPaceGrowthReachesWaitingRequests(t *testing.T) {
 		slices.SortFunc(sent, time.Time.Compare)
 		for i := 1; i < n; i++ {
 			gap := sent[i].Sub(sent[i-1])
-			want := time.Duration(float64(time.Second) / float64(p.rateAt(sent[i-1])))
+			want := time.Duration(float64(time.Second) / float64(p.policy.inUse(sent[i-1])))
 			if gap > want+time.Millisecond || gap < want-time.Millisecond {
 				t.Fatalf("request %d went %v after the one before, want %v: one interval at %.3g a second, the rate when its turn came",
-					i, gap, want, float64(p.rateAt(sent[i-1])))
+					i, gap, want, float64(p.policy.inUse(sent[i-1])))
 			}
 		}
 		t.Logf("%d requests in %v, the last gap %v", n, sent[n-1].Sub(start), sent[n-1].Sub(sent[n-2]))
@@ -545,13 +545,13 @@ func TestPaceWaitErrorNamesItsCause(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				p := newPace(tc.ceiling)
 				if tc.ceiling > 0 {
-					p.limiter = rate.NewLimiter(rate.Limit(tc.ceiling), 1)
-					p.limiter.ReserveN(time.Now(), 1) // just sent one
+					p.policy.ceiling = rate.NewLimiter(rate.Limit(tc.ceiling), 1)
+					p.policy.ceiling.ReserveN(time.Now(), 1) // just sent one
 				}
 				if tc.retryAfter > 0 {
-					p.observe(bg, p.epoch, http.StatusTooManyRequests, tc.retryAfter, quotaReading{}, false)
+					p.observe(bg, answer{epoch: p.policy.epoch, status: http.StatusTooManyRequests, retryAfter: tc.retryAfter})
 				}
-				_, err := p.admit(bg, time.Now().Add(tc.deadline))
+				_, err := p.admit(bg, time.Now(), time.Now().Add(tc.deadline))
 				var waitErr *RateLimitWaitError
 				if !errors.As(err, &waitErr) {
 					t.Fatalf("admit: %v, want a *RateLimitWaitError", err)
@@ -589,7 +589,7 @@ func TestPaceWaitErrorCountsTheQueueAhead(t *testing.T) {
 		errs := make(chan error, 4)
 		for range 4 {
 			go func() {
-				_, err := p.admit(bg, deadline)
+				_, err := p.admit(bg, time.Now(), deadline)
 				errs <- err
 			}()
 			synctest.Wait() // in this order

@@ -4,23 +4,26 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // A service may describe its quota on any answer, 429s included: with the
 // IETF draft's fields (RateLimit-Policy: "default";q=5;w=1 and
-// RateLimit: "default";r=2;t=1: q units per w seconds, r units left), or
-// with the older X-RateLimit-Limit and -Remaining. Whether the service
-// sends either is not known, so they only ever add to what the pace knows
-// (pace.go): absent, malformed or absurd, they are ignored.
+// RateLimit: "default";r=2;t=1: q units per w seconds, r units left, t
+// seconds until the quota is whole again), or with the older
+// X-RateLimit-Limit, -Remaining and -Reset, which name no window: the
+// limit is a number per window whose length only -Reset shows. Whether
+// the service sends either is not known, so they only ever add to what the
+// pace knows (pace_policy.go): absent, malformed or absurd, they are
+// ignored.
 
 // quotaReading is what one answer's quota fields say.
 type quotaReading struct {
-	// perSecond is the quota's rate, q/w; remaining is r, what is left of
-	// it after this answer; limit is q.
-	perSecond float64
-	limit     int
-	remaining int
-	form      string // "RateLimit" or "X-RateLimit", for the log and the warning
+	limit     int           // q, units per window
+	window    time.Duration // w; 0 when the fields do not say (X-RateLimit)
+	remaining int           // r, units left after this answer
+	reset     time.Duration // t, until the quota is whole again; -1 when not said
+	form      string        // "RateLimit" or "X-RateLimit", for the log and the warning
 }
 
 // Bounds past which a value is taken for an error of the service's, not
@@ -28,16 +31,20 @@ type quotaReading struct {
 const (
 	maxQuotaUnits  = 10_000_000
 	maxQuotaWindow = 24 * 60 * 60
+	// unixTimeFrom tells -Reset as a Unix time, as GitHub sends it, from
+	// -Reset as seconds to wait: no window is 30 years long.
+	unixTimeFrom = 1_000_000_000
 )
 
-// readQuotaFields reads the quota fields of h. ok is false when there are
-// none; problem is set when there are some that cannot be used.
-func readQuotaFields(h http.Header) (q quotaReading, ok bool, problem string) {
+// readQuotaFields reads the quota fields of h, an answer received at now.
+// ok is false when there are none; problem is set when there are some
+// that cannot be used.
+func readQuotaFields(h http.Header, now time.Time) (q quotaReading, ok bool, problem string) {
 	if h.Get("RateLimit") != "" || h.Get("RateLimit-Policy") != "" {
 		return readIETFQuota(h)
 	}
 	if h.Get("X-RateLimit-Limit") != "" || h.Get("X-RateLimit-Remaining") != "" {
-		return readXQuota(h)
+		return readXQuota(h, now)
 	}
 	return quotaReading{}, false, ""
 }
@@ -56,6 +63,14 @@ func readIETFQuota(h http.Header) (quotaReading, bool, string) {
 		if err != nil || r < 0 || r > maxQuotaUnits {
 			continue
 		}
+		reset := time.Duration(-1)
+		if s, set := l.params["t"]; set {
+			t, err := strconv.Atoi(s)
+			if err != nil || t < 0 || t > maxQuotaWindow {
+				continue
+			}
+			reset = time.Duration(t) * time.Second
+		}
 		for _, p := range policies {
 			if p.name != l.name {
 				continue
@@ -69,28 +84,42 @@ func readIETFQuota(h http.Header) (quotaReading, bool, string) {
 			if errQ != nil || errW != nil || q < 1 || q > maxQuotaUnits || w < 1 || w > maxQuotaWindow || r > q {
 				continue
 			}
-			reading := quotaReading{perSecond: float64(q) / float64(w), limit: q, remaining: r, form: "RateLimit"}
+			reading := quotaReading{limit: q, window: time.Duration(w) * time.Second, remaining: r, reset: reset, form: "RateLimit"}
 			if !found || float64(r)/float64(q) < float64(best.remaining)/float64(best.limit) {
 				best, found = reading, true
 			}
 		}
 	}
 	if !found {
-		return quotaReading{}, false, "no RateLimit item with a sane r matches a RateLimit-Policy item with sane q and w"
+		return quotaReading{}, false, "no RateLimit item with a sane r and t matches a RateLimit-Policy item with sane q and w"
 	}
 	return best, true, ""
 }
 
-// readXQuota reads X-RateLimit-Limit as the quota per second: the fields
-// name no window, and -Reset is a Unix time at some services and seconds
-// at others, so the pace relies on the limit and how -Remaining moves.
-func readXQuota(h http.Header) (quotaReading, bool, string) {
+// readXQuota reads X-RateLimit-Limit as a number per window, and -Reset
+// as the time until the count is whole again: seconds, or a Unix time at
+// services that send one (GitHub).
+func readXQuota(h http.Header, now time.Time) (quotaReading, bool, string) {
 	limit, errL := strconv.Atoi(strings.TrimSpace(h.Get("X-RateLimit-Limit")))
 	remaining, errR := strconv.Atoi(strings.TrimSpace(h.Get("X-RateLimit-Remaining")))
 	if errL != nil || errR != nil || limit < 1 || limit > maxQuotaUnits || remaining < 0 || remaining > limit {
 		return quotaReading{}, false, "X-RateLimit-Limit and -Remaining must be whole numbers, the remaining count no more than the limit"
 	}
-	return quotaReading{perSecond: float64(limit), limit: limit, remaining: remaining, form: "X-RateLimit"}, true, ""
+	reading := quotaReading{limit: limit, remaining: remaining, reset: -1, form: "X-RateLimit"}
+	if s := strings.TrimSpace(h.Get("X-RateLimit-Reset")); s != "" {
+		v, err := strconv.ParseInt(s, 10, 64)
+		switch {
+		case err != nil || v < 0:
+			return quotaReading{}, false, "X-RateLimit-Reset must be a whole number of seconds, or a Unix time"
+		case v >= unixTimeFrom:
+			reading.reset = max(0, time.Unix(v, 0).Sub(now))
+		case v <= maxQuotaWindow:
+			reading.reset = time.Duration(v) * time.Second
+		default:
+			return quotaReading{}, false, "X-RateLimit-Reset is neither a number of seconds under a day nor a Unix time"
+		}
+	}
+	return reading, true, ""
 }
 
 // structuredItem is one member of a structured field list (RFC 9651): a

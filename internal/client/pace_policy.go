@@ -1,0 +1,440 @@
+package client
+
+import (
+	"math"
+	"net/http"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// The service limits requests per token, shares that quota between every
+// client of the account, and answers 429 with Retry-After to what goes
+// over it; a 429 acts on nothing and costs no quota. Terraform runs up to
+// -parallelism operations at once, each unaware of the others. So every
+// request of a Client goes through one pace: a policy (this file and
+// pace_count.go), a queue that waits on it (pace_queue.go), and the
+// round-tripper that feeds both (pacing.go). The policy follows these
+// rules, each pinned by a row of pace_policy_test.go:
+//
+//  1. Before the service has said 429, requests are spaced probeInterval
+//     apart and nothing else: a wall of parallel operations reaches the
+//     service as a stream, so the first 429 finds few requests in flight.
+//  2. A 429 closes the pace for every caller until its Retry-After has
+//     passed, not only for the request that got it.
+//  3. The first 429 only closes the pace: it may have come when another
+//     client had just spent the quota, so what was accepted before it says
+//     little. The probing goes on when the pace opens, and the second 429
+//     sets a rate: what the service accepted in the second before it, at
+//     least one, times backoffFactor. Every later 429 cuts the rate in use
+//     by backoffFactor, once per cut: a 429 of a request sent before the
+//     last cut is the same news and cuts nothing. No rate goes under
+//     minRate.
+//  4. While requests succeed the rate grows back by growthPerSecond of
+//     itself each second, so the pace finds a quota that grew.
+//  5. The tokens of a cut rate start empty and fill while the pace is
+//     closed, so that the burst sent when it opens is what the service
+//     refilled meanwhile, and at least one request.
+//  6. A ceiling (Config.MaxRequestsPerSecond) spaces requests evenly, the
+//     first one interval in, whatever else the policy says: it is applied
+//     once, last, and every rule's "rate in use" is at most it. A request
+//     refused used no quota, so after a 429 the ceiling spaces requests
+//     from the moment the pace reopens, its first at once.
+//
+// A service may also say how much of its quota is left, on every answer
+// (quota_fields.go, pace_quota.go): q units per w, r left, t until it is
+// whole again. Every process on the account then sees the same count fall
+// before anyone is refused. With the fields (pace_count.go):
+//
+//  7. The first sane reading sets the mode by the shape the count shows:
+//     a bucket that refills as it goes (rules 8 to 10), or a window whose
+//     count comes back whole at its end (rule 11).
+//  8. A bucket: the rate starts at the quota's (q/w, times underQuota, and
+//     times the share of the bucket found left, at least shareFloor), and
+//     grows by shareGrowth of the quota's rate each second while at least
+//     half the bucket is left (growFrac; none at markFrac), up to
+//     sharedMaxFactor times it. An answer that leaves under markFrac of
+//     the bucket cuts it by shareCut for each second since the last cut,
+//     at most cutSpan of them. Once the count shows others spending it
+//     (over a second, it fell by more than this client's requests took),
+//     every process moves its rate by priceGain of the way toward the same
+//     function of the count: priceMax times the quota's rate times the
+//     cube of the share of the bucket left: their rates meet.
+//  9. A bucket's reckoning: the latest count, less this client's requests
+//     in flight, refilled at the rate in use up to the quota's; no request
+//     goes while it holds less than one. A process alone with more than
+//     slackFrac of the bucket reckoned left sends at once: the burst is
+//     its to spend.
+//  10. A bucket of fewer than minSharedBucket units says nothing before
+//     it is spent: the pace starts at the quota's rate, goes by refusals
+//     from its first 429 on, and never above underQuota of the quota's
+//     rate.
+//  11. A window: what is left until its end may be spent at once by a
+//     process alone, and by any process while more than slackFrac of the
+//     count is left. Below that, once the count shows others spending it,
+//     each process spreads what is left over the time left; every process
+//     sees the same count, so their rates are the same. With nothing
+//     left, nothing goes until the window's end, when the count is whole.
+//  12. A 429 and its Retry-After win over any field. Fields that say at
+//     least a quarter of the quota is left on a 429 are not believed
+//     again; nor are fields that some answers carry and others do not (5xx
+//     answers aside, which a gateway may write). The pace then goes on as
+//     without them. A field it cannot read is ignored, never an error.
+const (
+	probeInterval   = time.Millisecond
+	backoffFactor   = 0.9
+	growthPerSecond = 0.02
+	// minRate keeps a rate learned from a service that accepted nothing in
+	// a second from stalling the pace: one request every 20 seconds.
+	minRate = rate.Limit(0.05)
+	// underQuota keeps a rate set from the quota's just under it: sending
+	// at exactly the quota's rate meets its refill at the same instant,
+	// where rounding refuses one request.
+	underQuota      = 0.99
+	sharedMaxFactor = 1.5
+	shareGrowth     = 0.1
+	shareCut        = 0.8
+	cutSpan         = 4.0
+	markFrac        = 0.25
+	growFrac        = 0.5
+	slackFrac       = 0.5
+	priceMax        = 0.7
+	priceGain       = 0.3
+	shareFloor      = 1.0 / 64
+	minSharedBucket = 4
+)
+
+// paceMode is what sets the pace's rate.
+type paceMode int
+
+const (
+	modeProbing     paceMode = iota // rule 1: nothing known
+	modeRefusedOnce                 // rule 3: a first 429; the next sets a rate
+	modeByRefusals                  // rules 3 to 5, and 10
+	modeByBucket                    // rules 8 and 9
+	modeByWindow                    // rule 11
+)
+
+// waitCause is why a request waits in the pace.
+type waitCause int
+
+const (
+	causeNone       waitCause = iota
+	causeProbe                // rule 1's spacing: not the service's limit
+	causeCeiling              // the user's ceiling
+	causeRetryAfter           // the service's Retry-After
+	causeRefusals             // a rate learned from 429s
+	causeCount                // the quota's count
+)
+
+// note is something the policy did that the log says, at debug level.
+type note struct {
+	msg    string
+	fields map[string]any
+}
+
+// policy is the pace's rules as a value: observations in (each answer,
+// its status, Retry-After and quota fields, and the time), a rate and a
+// wait out. It neither sleeps nor sends; the caller holds a lock.
+type policy struct {
+	mode     paceMode
+	ceiling  *rate.Limiter // nil: no ceiling
+	limiter  *rate.Limiter // the mode's spacing, at rate(now)
+	quotaCap rate.Limit    // rule 10: a small bucket's rate; 0: none
+
+	epoch       int        // counts cuts
+	cutAt       time.Time  // when the rate in use was set,
+	cutRate     rate.Limit // to this
+	closedUntil time.Time
+	retryAfter  time.Duration // the Retry-After that set closedUntil
+	accepted    []time.Time   // answers other than 429 in the last second, until a rate is set
+	inFlight    int           // requests sent and not yet answered
+
+	// The quota fields (pace_count.go).
+	withFields, withoutFields int
+	distrusted                bool // rule 12
+	quota                     quotaModel
+	capacity                  int     // a bucket: the most units the fields said were left, plus one
+	mirror                    float64 // units reckoned left at the service at mirrorAt (rules 9 and 11)
+	mirrorAt                  time.Time
+	sentAfterEnd              int     // a window: requests sent after the end the latest reading gave
+	growth                    float64 // a bucket: how fast the rate may grow, 0 to 1
+	crowded, alone            bool    // the count showed others spending it, or no one else
+	othersSeen                bool    // at least once in the run
+	watch                     othersWatch
+	windowWatch               windowWatch
+
+	acceptedCount               int
+	firstAccepted, lastAccepted time.Time
+	notes                       []note
+}
+
+func newPolicy(ceiling float64, now time.Time) *policy {
+	p := &policy{limiter: rate.NewLimiter(rate.Every(probeInterval), 1)}
+	if ceiling > 0 {
+		p.ceiling = rate.NewLimiter(rate.Limit(ceiling), 1)
+		// Empty at the start: a pipeline runs one provider process after
+		// another (the plan's, then the apply's), and this one cannot know
+		// how recently the one before it sent. Starting as if it just had
+		// keeps the pipeline under its ceiling across them, at the cost of
+		// one interval before the first request.
+		p.ceiling.ReserveN(now, 1)
+	}
+	return p
+}
+
+func (p *policy) note(msg string, fields map[string]any) {
+	p.notes = append(p.notes, note{msg: "mobileplan API rate limit: " + msg, fields: fields})
+}
+
+// byCount reports whether the quota's count sets the pace.
+func (p *policy) byCount() bool { return p.mode == modeByBucket || p.mode == modeByWindow }
+
+// rate is the mode's rate at now, before the ceiling.
+func (p *policy) rate(now time.Time) rate.Limit {
+	since := now.Sub(p.cutAt).Seconds()
+	switch p.mode {
+	case modeByRefusals:
+		grown := p.cutRate
+		if since > 0 {
+			grown *= rate.Limit(1 + growthPerSecond*since)
+		}
+		if p.quotaCap > 0 {
+			grown = min(grown, p.quotaCap)
+		}
+		return grown
+	case modeByBucket:
+		q := rate.Limit(p.quota.perSecond())
+		return max(p.cutRate, min(p.cutRate+q*rate.Limit(shareGrowth*p.growth*max(0, since)), q*sharedMaxFactor))
+	case modeByWindow:
+		return p.windowRate(now)
+	}
+	r := rate.Every(probeInterval)
+	if p.quotaCap > 0 {
+		r = min(r, p.quotaCap)
+	}
+	return r
+}
+
+// inUse is the rate in use at now: the mode's, at most the ceiling.
+func (p *policy) inUse(now time.Time) rate.Limit {
+	r := p.rate(now)
+	if p.ceiling != nil {
+		r = min(r, p.ceiling.Limit())
+	}
+	return r
+}
+
+// closedFor is how much longer a Retry-After keeps the pace closed.
+func (p *policy) closedFor(now time.Time) time.Duration { return max(0, p.closedUntil.Sub(now)) }
+
+// admission is the place in time a request was given: it waits delay, for
+// cause, and then goes, or gives its place back (cancel).
+type admission struct {
+	delay        time.Duration
+	cause        waitCause
+	reservations []*rate.Reservation
+}
+
+func (a admission) cancel(now time.Time) {
+	for _, r := range a.reservations {
+		r.CancelAt(now)
+	}
+}
+
+// reserve gives the request at the head of the queue its place at now:
+// the mode's spacing, the quota's count, then the ceiling (rule 6).
+func (p *policy) reserve(now time.Time) admission {
+	p.limiter.SetLimitAt(now, p.rate(now))
+	r := p.limiter.ReserveN(now, 1)
+	a := admission{delay: r.DelayFrom(now), cause: causeProbe, reservations: []*rate.Reservation{r}}
+	switch p.mode {
+	case modeByRefusals:
+		a.cause = causeRefusals
+	case modeByBucket, modeByWindow:
+		a.cause = causeCount
+	}
+	if d := p.countDelay(now); d > a.delay {
+		a.delay, a.cause = d, causeCount
+	}
+	if p.slack(now) {
+		a.delay = 0
+	}
+	if p.ceiling != nil {
+		c := p.ceiling.ReserveN(now, 1)
+		a.reservations = append(a.reservations, c)
+		if d := c.DelayFrom(now); d > a.delay || d == a.delay && d > 0 && a.cause == causeProbe {
+			a.delay, a.cause = d, causeCeiling
+		}
+	}
+	if a.delay <= 0 {
+		a.cause = causeNone
+	}
+	return a
+}
+
+// sent counts a request sent at now, and returns the cut it went under.
+func (p *policy) sent(now time.Time) int {
+	p.inFlight++
+	p.watch.own++
+	switch p.mode {
+	case modeByBucket:
+		p.mirror = p.bucketLeft(now) - 1
+		p.mirrorAt = now
+	case modeByWindow:
+		if p.windowEnded(now) {
+			p.sentAfterEnd++
+		} else {
+			p.mirror--
+		}
+	}
+	return p.epoch
+}
+
+// answer is what the service said to a request sent under cut epoch.
+type answer struct {
+	epoch      int
+	status     int
+	retryAfter time.Duration
+	quota      quotaReading
+	fields     bool // the answer carried quota fields that could be read
+}
+
+// observe takes the service's answer, received at now.
+func (p *policy) observe(now time.Time, a answer) {
+	p.inFlight = max(0, p.inFlight-1)
+	if a.status != http.StatusTooManyRequests {
+		p.observeAccepted(now, a)
+		return
+	}
+	p.observeRefused(now, a)
+}
+
+func (p *policy) observeAccepted(now time.Time, a answer) {
+	if p.acceptedCount++; p.acceptedCount == 1 {
+		p.firstAccepted = now
+	}
+	p.lastAccepted = now
+	if p.mode == modeProbing || p.mode == modeRefusedOnce {
+		p.accepted = append(dropBefore(p.accepted, now.Add(-time.Second)), now)
+	}
+	switch {
+	case p.distrusted || a.status >= http.StatusInternalServerError:
+	case a.fields && p.withoutFields > 0, !a.fields && p.withFields > 0:
+		// A service that leaves the fields out of some answers (only
+		// near exhaustion, or now and then) gives a count the pace
+		// cannot follow: it goes on by refusals, as without them.
+		p.distrust(now, fieldsComeAndGo)
+	case a.fields:
+		p.withFields++
+		p.share(now, a.epoch, a.quota)
+	default:
+		p.withoutFields++
+	}
+}
+
+func (p *policy) observeRefused(now time.Time, a answer) {
+	if a.fields && !p.distrusted && p.withoutFields > 0 {
+		p.distrust(now, fieldsComeAndGo)
+	}
+	adopted := p.byCount() || p.quotaCap > 0
+	if a.fields && !adopted && !p.distrusted && a.quota.remaining == 0 {
+		p.share(now, a.epoch, a.quota)
+	}
+	if p.quotaCap > 0 && p.mode == modeByRefusals && a.epoch == p.epoch {
+		// A bucket too small to share by its count, refused (rule 10):
+		// from here the pace finds its rate by refusals, under the
+		// quota's rate, as it would have without the fields.
+		p.mode, p.accepted = modeProbing, nil
+		p.limiter = rate.NewLimiter(p.quotaCap, 1)
+	}
+	if a.fields && p.byCount() && a.quota.remaining*4 >= a.quota.limit && a.quota.remaining > 0 {
+		p.fallBack(now, "the service answered 429 while its quota fields said much was left")
+	}
+	// Without Retry-After the pace stays open: the cut rate's empty bucket
+	// spaces what follows.
+	if until := now.Add(a.retryAfter); until.After(p.closedUntil) {
+		p.closedUntil, p.retryAfter = until, a.retryAfter
+	}
+	if p.mode == modeByWindow {
+		p.windowRefused(now, a)
+		return
+	}
+	if a.epoch != p.epoch {
+		return
+	}
+	if p.ceiling != nil {
+		// The refused request used no quota: the ceiling's spacing starts
+		// again when the pace reopens, whose first request goes at once.
+		p.ceiling = rate.NewLimiter(p.ceiling.Limit(), 1)
+	}
+	switch p.mode {
+	case modeProbing:
+		p.mode, p.accepted, p.epoch, p.cutAt = modeRefusedOnce, nil, p.epoch+1, now
+		p.note("the service answered 429; pausing, then measuring its rate", map[string]any{
+			"retry_after_ms": a.retryAfter.Milliseconds(), "closed_until": p.closedUntil.Format(time.RFC3339Nano),
+		})
+		return
+	case modeByBucket:
+		p.mirror, p.mirrorAt = 0, now
+		p.cut(now, "the service answered 429")
+		return
+	}
+	var base rate.Limit
+	if p.mode == modeByRefusals {
+		base = p.inUse(now)
+	} else {
+		// A first 429 with nothing accepted before it (another client
+		// spent the quota) says nothing of the rate: start from one a
+		// second and grow from there.
+		base = max(rate.Limit(len(dropBefore(p.accepted, now.Add(-time.Second)))), 1)
+		p.accepted = nil
+	}
+	r := max(base*backoffFactor, minRate)
+	burst := int(math.Ceil(float64(r)))
+	p.limiter = rate.NewLimiter(r, burst)
+	// Empty now and filling while closed; but the first request when it
+	// opens goes at once, as Retry-After is when one may succeed.
+	drain := burst
+	if float64(r)*p.closedUntil.Sub(now).Seconds() < 1 {
+		drain--
+	}
+	p.limiter.ReserveN(now, drain)
+	p.mode, p.epoch, p.cutAt, p.cutRate = modeByRefusals, p.epoch+1, now, r
+	p.note("the service answered 429; slowing down", map[string]any{
+		"requests_per_second": float64(r), "retry_after_ms": a.retryAfter.Milliseconds(), "closed_until": p.closedUntil.Format(time.RFC3339Nano),
+	})
+}
+
+// fieldsComeAndGo is why the pace stops believing fields that some
+// answers carry and others do not.
+const fieldsComeAndGo = "the service sends its quota fields on some answers and not others"
+
+// distrust stops believing the quota fields, as fallBack does, or, when
+// they have not yet set the rate, only marks them: the pace is then as it
+// would have been without them (rule 12).
+func (p *policy) distrust(now time.Time, why string) {
+	if p.byCount() || p.quotaCap > 0 {
+		p.fallBack(now, why)
+		return
+	}
+	p.distrusted = true
+	p.note(why+"; ignoring the quota fields from now on", map[string]any{"limit": p.quota.limit, "form": p.quota.form})
+}
+
+// fallBack stops believing the quota fields: from here the pace finds the
+// rate by refusals alone, as it would have without them.
+func (p *policy) fallBack(_ time.Time, why string) {
+	p.distrusted, p.quotaCap, p.crowded, p.alone = true, 0, false, false
+	p.mode, p.accepted = modeProbing, nil
+	p.limiter = rate.NewLimiter(rate.Every(probeInterval), 1)
+	p.note(why+"; ignoring the quota fields from now on", map[string]any{"limit": p.quota.limit, "form": p.quota.form})
+}
+
+func dropBefore(times []time.Time, cutoff time.Time) []time.Time {
+	i := 0
+	for i < len(times) && !times[i].After(cutoff) {
+		i++
+	}
+	return times[i:]
+}

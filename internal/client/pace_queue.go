@@ -1,0 +1,519 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// The queue waits on the policy (pace_policy.go). Its rules, proven in
+// pace_test.go:
+//
+//   - Waiting requests form one queue, first come first served, and only
+//     the one at its head holds a place in time: it is given its place from
+//     what the policy knows now, and an answer that changes the policy
+//     (a 429, a cut, a reopening) wakes it to ask again. So nothing a
+//     request was told when it joined outlives a change.
+//   - A wait that would end past the request's deadline is not begun: the
+//     request ends at once with a *RateLimitWaitError saying what held it.
+//   - Once stopped (Client.Stop), the queue admits nothing more: every
+//     request waiting in it, and every later one, ends with ErrStopped.
+//   - Requests held longWait by the service's limit say so at info level,
+//     and again every longWait.
+const (
+	// longWait is how long requests may wait for the service's quota
+	// before the log says so at info level, and then how often it says so
+	// again: a plan or apply that seems to hang says why without TF_LOG=debug.
+	longWait = 10 * time.Second
+)
+
+// DefaultMaxRateLimitWait is how long one request may wait out the service's
+// rate limit when its context has no deadline.
+const DefaultMaxRateLimitWait = 10 * time.Minute
+
+// ErrStopped is the error of a request the client was stopped before
+// sending (Client.Stop): the service received nothing of it.
+var ErrStopped = errors.New("the client was stopped before sending it")
+
+// pace is the one admission control every request of a Client passes: the
+// policy, and the queue that waits on it.
+type pace struct {
+	turn    chan struct{}
+	stopped chan struct{}
+	stop    sync.Once
+
+	mu       sync.Mutex
+	policy   *policy
+	ceiling  float64
+	changed  chan struct{} // closed when an answer changes what the head waits for
+	queued   int           // requests waiting for their turn, the head excluded
+	fieldLog bool          // a field that could not be used was logged
+
+	// What the service's limit has cost so far: the time during which a
+	// request was held back by it (not by the ceiling alone), by cause,
+	// how many requests it refused, and how many gave up waiting at their
+	// deadline.
+	holding   bool
+	holdSince time.Time
+	holdCause waitCause
+	held      map[waitCause]time.Duration
+	refused   int
+	gaveUp    int
+	lastInfo  time.Time
+}
+
+func newPace(ceiling float64) *pace {
+	return &pace{
+		policy:  newPolicy(ceiling, time.Now()),
+		ceiling: ceiling,
+		turn:    make(chan struct{}, 1),
+		stopped: make(chan struct{}),
+		changed: make(chan struct{}),
+		held:    map[waitCause]time.Duration{},
+	}
+}
+
+// halt stops the pace for good.
+func (p *pace) halt() { p.stop.Do(func() { close(p.stopped) }) }
+
+// flushNotes logs what the policy did. The caller holds p.mu.
+func (p *pace) flushNotes(ctx context.Context) {
+	for _, n := range p.policy.notes {
+		tflog.Debug(ctx, n.msg, n.fields)
+	}
+	p.policy.notes = p.policy.notes[:0]
+}
+
+// observe takes the service's answer to a request sent under cut epoch.
+func (p *pace) observe(ctx context.Context, a answer) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	before := p.policy.epoch
+	p.policy.observe(time.Now(), a)
+	if a.status == 429 {
+		p.refused++
+	}
+	if a.status == 429 || p.policy.epoch != before {
+		p.wake()
+	}
+	p.flushNotes(ctx)
+}
+
+// wake tells the head of the queue that what it waits for changed. The
+// caller holds p.mu.
+func (p *pace) wake() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// fieldProblem logs, once, quota fields that could not be used.
+func (p *pace) fieldProblem(ctx context.Context, problem string) {
+	p.mu.Lock()
+	logged := p.fieldLog
+	p.fieldLog = true
+	p.mu.Unlock()
+	if !logged {
+		tflog.Debug(ctx, "mobileplan API rate limit: ignoring quota fields that cannot be used", map[string]any{"problem": problem})
+	}
+}
+
+// gaveUpAnswered counts a request whose last answer was a 429 it could
+// not wait out before its deadline.
+func (p *pace) gaveUpAnswered() {
+	p.mu.Lock()
+	p.gaveUp++
+	p.mu.Unlock()
+}
+
+// admit returns when a request that began waiting at start may be sent,
+// with the cut it is sent under; or an error when ctx ends, the pace
+// stops, or the wait would pass deadline.
+func (p *pace) admit(ctx context.Context, start, deadline time.Time) (int, error) {
+	if err := p.awaitTurn(ctx, start, deadline); err != nil {
+		return 0, err
+	}
+	defer func() { <-p.turn }()
+	for {
+		select {
+		case <-p.stopped:
+			return 0, ErrStopped
+		default:
+		}
+		p.mu.Lock()
+		now := time.Now()
+		if wait := p.policy.closedFor(now); wait > 0 {
+			if now.Add(wait).After(deadline) {
+				err := p.waitError(now, start, deadline, causeRetryAfter, wait)
+				p.mu.Unlock()
+				return 0, err
+			}
+			changed := p.changed
+			p.mu.Unlock()
+			tflog.Debug(ctx, "mobileplan API rate limit: waiting for the service's Retry-After", map[string]any{"wait_ms": wait.Milliseconds()})
+			if err := p.hold(ctx, wait, changed, causeRetryAfter); err != nil && !errors.Is(err, errChanged) {
+				return 0, p.ended(err, start, deadline)
+			}
+			continue
+		}
+		a := p.policy.reserve(now)
+		if a.delay <= 0 {
+			epoch := p.policy.sent(now)
+			p.mu.Unlock()
+			return epoch, nil
+		}
+		if now.Add(a.delay).After(deadline) {
+			a.cancel(now)
+			err := p.waitError(now, start, deadline, a.cause, a.delay)
+			p.mu.Unlock()
+			return 0, err
+		}
+		changed := p.changed
+		p.mu.Unlock()
+		if a.cause != causeProbe {
+			tflog.Trace(ctx, "mobileplan API rate limit: pacing", map[string]any{"wait_ms": a.delay.Milliseconds(), "cause": a.cause.String()})
+		}
+		err := p.hold(ctx, a.delay, changed, a.cause)
+		if err == nil {
+			// Its place came: it goes, on the place it slept for.
+			p.mu.Lock()
+			epoch := p.policy.sent(time.Now())
+			p.mu.Unlock()
+			return epoch, nil
+		}
+		p.mu.Lock()
+		a.cancel(time.Now())
+		p.mu.Unlock()
+		if !errors.Is(err, errChanged) {
+			return 0, p.ended(err, start, deadline)
+		}
+	}
+}
+
+// awaitTurn waits until the request is at the head of the queue.
+func (p *pace) awaitTurn(ctx context.Context, start, deadline time.Time) error {
+	select {
+	case p.turn <- struct{}{}:
+		return nil
+	default:
+	}
+	p.mu.Lock()
+	p.queued++
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.queued--
+		p.mu.Unlock()
+	}()
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	select {
+	case p.turn <- struct{}{}:
+		return nil
+	case <-p.stopped:
+		return ErrStopped
+	case <-ctx.Done():
+		return p.ended(ctx.Err(), start, deadline)
+	case <-timer.C:
+		return p.ended(context.DeadlineExceeded, start, deadline)
+	}
+}
+
+// ended is the error of a request whose wait in the pace ended without
+// its being sent: a deadline reached while it waited is the pace's
+// RateLimitWaitError, with the queue it was still behind.
+func (p *pace) ended(err error, start, deadline time.Time) error {
+	if !errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, errStopped) {
+			return ErrStopped
+		}
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	cause := causeRefusals
+	if p.policy.mode == modeProbing || p.policy.mode == modeRefusedOnce {
+		cause = causeCeiling
+	}
+	if p.policy.byCount() {
+		cause = causeCount
+	}
+	e := p.waitError(now, start, deadline, cause, 0)
+	e.Ahead = p.queued
+	return e
+}
+
+// waitError is the error of a request that cannot wait delay more for
+// cause, with the figures of every cause that holds it. The caller holds
+// p.mu.
+func (p *pace) waitError(now, start, deadline time.Time, cause waitCause, delay time.Duration) *RateLimitWaitError {
+	p.gaveUp++
+	pol := p.policy
+	e := &RateLimitWaitError{Waited: now.Sub(start), Left: max(0, deadline.Sub(now))}
+	if closed := pol.closedFor(now); closed > 0 {
+		e.RetryAfter, e.Closed = pol.retryAfter, closed
+	}
+	switch cause {
+	case causeCount:
+		e.Quota = pol.describeQuota()
+		if pol.mode == modeByWindow && pol.windowLeft(now) < 1 {
+			e.QuotaSpent = pol.quota.untilWhole(now)
+		} else {
+			e.Queued, e.Rate = delay, float64(pol.inUse(now))
+		}
+	case causeRefusals, causeCeiling, causeProbe:
+		e.Queued, e.Rate = delay, float64(pol.inUse(now))
+		e.Ceiling = cause == causeCeiling || pol.ceiling != nil && pol.inUse(now) >= pol.ceiling.Limit()
+	}
+	return e
+}
+
+var (
+	errChanged = errors.New("the pace changed")
+	errStopped = errors.New("the pace stopped")
+)
+
+// hold sleeps d for a request held back for cause, counting the time the
+// service's limit held it toward the slowdown, and saying so at info level
+// once the requests have waited long.
+func (p *pace) hold(ctx context.Context, d time.Duration, changed chan struct{}, cause waitCause) error {
+	counted := cause == causeRetryAfter || cause == causeRefusals || cause == causeCount
+	if !counted {
+		return sleep(ctx, d, changed, p.stopped)
+	}
+	p.mu.Lock()
+	now := time.Now()
+	p.holding, p.holdSince, p.holdCause = true, now, cause
+	if total := p.heldTotal(); total >= longWait && now.Sub(p.lastInfo) >= longWait {
+		p.lastInfo = now
+		fields := map[string]any{
+			"waited_total_ms": total.Milliseconds(), "refused_total": p.refused, "requests_queued": p.queued + 1, "wait_ms": d.Milliseconds(),
+		}
+		if cause == causeRetryAfter {
+			fields["retry_after_ms"] = p.policy.retryAfter.Milliseconds()
+		}
+		tflog.Info(ctx, "mobileplan API rate limit: requests are waiting for the account's quota ("+cause.String()+")", fields)
+	}
+	p.mu.Unlock()
+	err := sleep(ctx, d, changed, p.stopped)
+	p.mu.Lock()
+	p.held[cause] += time.Since(p.holdSince)
+	p.holding = false
+	p.mu.Unlock()
+	return err
+}
+
+func (p *pace) heldTotal() time.Duration {
+	var total time.Duration
+	for _, d := range p.held {
+		total += d
+	}
+	return total
+}
+
+func (c waitCause) String() string {
+	switch c {
+	case causeRetryAfter:
+		return "the service's Retry-After"
+	case causeRefusals:
+		return "this client's own queue, spaced at the rate learned from the service's 429s"
+	case causeCount:
+		return "this client's own queue, spaced by the quota's remaining count"
+	case causeCeiling:
+		return "the configured ceiling"
+	case causeProbe:
+		return "the probe's spacing"
+	}
+	return "nothing"
+}
+
+// sleep waits d, or until changed is closed (errChanged), stopped is
+// closed (errStopped) or ctx ends.
+func sleep(ctx context.Context, d time.Duration, changed, stopped <-chan struct{}) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-changed:
+		return errChanged
+	case <-stopped:
+		return errStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// RateLimitSlowdown is what the service's rate limit has cost a client so
+// far.
+type RateLimitSlowdown struct {
+	// Held is the time during which a request waited for the service's
+	// quota, whatever the cause; the fields below split it.
+	Held time.Duration
+	// HeldForRetryAfter is the part of Held the pace was closed for a
+	// Retry-After.
+	HeldForRetryAfter time.Duration
+	// HeldForCount is the part the quota's remaining count spaced
+	// requests (the service's quota fields); the rest is the rate learned
+	// from the service's refusals.
+	HeldForCount time.Duration
+	// Refused counts the requests answered 429, each sent again.
+	Refused int
+	// GaveUp counts the requests that were not sent, or whose last answer
+	// was a 429, because their deadline came while they waited in the pace.
+	GaveUp int
+	// Ceiling is Config.MaxRequestsPerSecond; 0: none.
+	Ceiling float64
+	// Quota is what the service's quota fields said, when it sent any.
+	Quota *QuotaShare
+}
+
+// QuotaShare is the account's quota as the service describes it, and this
+// client's part of it.
+type QuotaShare struct {
+	// Limit requests per Window; PerSecond is their rate, Form names the
+	// fields that said so, and Window is set when the count came back
+	// whole at the window's end rather than refilling as it went.
+	Limit       int
+	Window      time.Duration
+	PerSecond   float64
+	Form        string
+	FixedWindow bool
+	// Used is the rate this client's requests were accepted at, from its
+	// first answer to its last.
+	Used float64
+	// Others is set when the remaining count fell faster than this
+	// client's own requests spent it: other clients shared the quota.
+	Others bool
+}
+
+// Describe writes the quota as a person reads it: "5 requests a second",
+// "50 requests per 10s", "5000 requests per 1h0m0s".
+func (q QuotaShare) Describe() string {
+	if q.Window == time.Second {
+		return strconv.Itoa(q.Limit) + " requests a second"
+	}
+	return strconv.Itoa(q.Limit) + " requests per " + q.Window.String()
+}
+
+func (pol *policy) describeQuota() string {
+	if pol.quota.limit == 0 {
+		return ""
+	}
+	return QuotaShare{Limit: pol.quota.limit, Window: pol.quota.window}.Describe()
+}
+
+func (p *pace) slowdown() RateLimitSlowdown {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	held := map[waitCause]time.Duration{}
+	for c, d := range p.held {
+		held[c] = d
+	}
+	if p.holding {
+		held[p.holdCause] += time.Since(p.holdSince)
+	}
+	s := RateLimitSlowdown{
+		Held: held[causeRetryAfter] + held[causeRefusals] + held[causeCount], HeldForRetryAfter: held[causeRetryAfter], HeldForCount: held[causeCount],
+		Refused: p.refused, GaveUp: p.gaveUp, Ceiling: p.ceiling,
+	}
+	pol := p.policy
+	if pol.quota.limit > 0 {
+		share := &QuotaShare{
+			Limit: pol.quota.limit, Window: pol.quota.window, PerSecond: pol.quota.perSecond(), Form: pol.quota.form,
+			FixedWindow: pol.quota.shape() == shapeWindow, Others: pol.othersSeen,
+		}
+		if span := pol.lastAccepted.Sub(pol.firstAccepted).Seconds(); span > 0 {
+			share.Used = float64(pol.acceptedCount-1) / span
+		}
+		s.Quota = share
+	}
+	return s
+}
+
+// RateLimitWaitError is a request that was not sent because its wait in
+// the pace would end after the request's deadline. The wait has up to
+// three causes, each with its own figures: the service's Retry-After,
+// which keeps the pace closed; a quota whose count is spent until its
+// window's end; and this client's own queue, the requests ahead of it
+// spaced at the pace's rate.
+type RateLimitWaitError struct {
+	// RetryAfter is what the service's last 429 asked for, when the pace
+	// is still closed for it; 0 when it is not.
+	RetryAfter time.Duration
+	// Closed is how much longer the pace stays closed for it.
+	Closed time.Duration
+	// Quota describes the service's quota, when its fields set the pace
+	// ("50 requests per 10s"); QuotaSpent is how long until its count is
+	// whole again, when nothing is left of it.
+	Quota      string
+	QuotaSpent time.Duration
+	// Queued is how much longer this client's own spacing would have held
+	// the request: the requests ahead of it (Ahead), or its turn at Rate.
+	Queued time.Duration
+	// Ahead counts the requests still ahead of this one in the queue.
+	Ahead int
+	// Rate is the rate requests were spaced at, in requests per second,
+	// and Ceiling whether it is Config.MaxRequestsPerSecond rather than a
+	// rate the pace set.
+	Rate    float64
+	Ceiling bool
+	// Waited is how long the request had waited already, its earlier
+	// tries included.
+	Waited time.Duration
+	// Left is the time that was left until the request's deadline.
+	Left time.Duration
+}
+
+func (e *RateLimitWaitError) Error() string {
+	var b strings.Builder
+	if e.Closed > 0 {
+		fmt.Fprintf(&b, "the service answered 429 and asked to wait %s (Retry-After), which keeps every request back for %s more; ",
+			FormatWait(e.RetryAfter), FormatWait(e.Closed))
+	}
+	if e.QuotaSpent > 0 {
+		fmt.Fprintf(&b, "the account's quota of %s is spent until its window ends in %s; ", e.Quota, FormatWait(e.QuotaSpent))
+	}
+	spacing := "the rate learned from the service's 429s"
+	switch {
+	case e.Ceiling:
+		spacing = "the configured ceiling"
+	case e.Quota != "":
+		spacing = "the rate the quota's remaining count allows (" + e.Quota + ")"
+	}
+	switch {
+	case e.Ahead > 0:
+		fmt.Fprintf(&b, "%d of this client's own requests were still ahead of it in its queue, spaced at %s per second (%s); ",
+			e.Ahead, formatRate(e.Rate), spacing)
+	case e.Queued > 0:
+		fmt.Fprintf(&b, "this client's own spacing at %s per second (%s) would hold it %s more; ", formatRate(e.Rate), spacing, FormatWait(e.Queued))
+	}
+	if e.Left > 0 {
+		fmt.Fprintf(&b, "its deadline was %s away, too soon (it had waited %s)", FormatWait(e.Left), FormatWait(e.Waited))
+	} else {
+		fmt.Fprintf(&b, "its deadline came after it had waited %s", FormatWait(e.Waited))
+	}
+	return b.String()
+}
+
+// FormatWait writes a wait as a person reads it, never rounded to
+// nothing: 350ms, 1.5s, 12s, 2m30s.
+func FormatWait(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return max(d.Round(time.Millisecond), time.Millisecond).String()
+	case d < 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+func formatRate(r float64) string { return strconv.FormatFloat(r, 'g', 3, 64) }

@@ -1,0 +1,90 @@
+package client
+
+import "time"
+
+// quotaShape is how the service's count comes back once spent.
+type quotaShape int
+
+const (
+	// shapeBucket refills continuously, at q/w.
+	shapeBucket quotaShape = iota
+	// shapeWindow comes back whole, all at once, at its window's end.
+	shapeWindow
+)
+
+func (s quotaShape) String() string {
+	if s == shapeWindow {
+		return "window"
+	}
+	return "bucket"
+}
+
+// quotaModel is what the quota fields have said so far: q per w, what was
+// left at the latest answer, and the shape the count has shown.
+//
+// The fields do not name the shape; the count shows it. A bucket's t (the
+// time until it is whole again) is what refilling the units spent takes,
+// (q-r) / (q/w); a window's is the time to its end, whatever r is. So a t
+// longer than a bucket would need, with a second for whole-second
+// rounding, shows a window, and a count that rises before the t it was
+// given shows a bucket after all (it refills as it goes); the latter wins.
+// X-RateLimit names no window: its length is the longest t seen.
+type quotaModel struct {
+	limit      int
+	window     time.Duration
+	windowSaid bool // by an IETF policy, not estimated from -Reset
+	form       string
+
+	remaining int       // at the latest reading,
+	readAt    time.Time // made then,
+	resetAt   time.Time // which said the quota is whole again then; zero: not said
+
+	windowSeen, refillSeen bool
+}
+
+// wholeSecond is the rounding of the fields' times: a whole-second t can
+// be up to a second longer than the time it stands for.
+const wholeSecond = time.Second
+
+func (m *quotaModel) perSecond() float64 { return float64(m.limit) / m.window.Seconds() }
+
+func (m *quotaModel) shape() quotaShape {
+	if m.windowSeen && !m.refillSeen {
+		return shapeWindow
+	}
+	return shapeBucket
+}
+
+// take adds a reading made at now.
+func (m *quotaModel) take(r quotaReading, now time.Time) {
+	first := m.limit == 0
+	m.limit, m.form = r.limit, r.form
+	switch {
+	case r.window > 0:
+		m.window, m.windowSaid = r.window, true
+	case !m.windowSaid:
+		m.window = max(m.window, r.reset.Round(time.Second), time.Second)
+	}
+	if !first && r.remaining > m.remaining+1 && !m.resetAt.IsZero() && now.Add(wholeSecond).Before(m.resetAt) {
+		m.refillSeen = true
+	}
+	if r.reset >= 0 {
+		refill := time.Duration(float64(r.limit-r.remaining) / m.perSecond() * float64(time.Second))
+		if r.reset > refill+wholeSecond {
+			m.windowSeen = true
+		}
+		m.resetAt = now.Add(r.reset)
+	} else {
+		m.resetAt = time.Time{}
+	}
+	m.remaining, m.readAt = r.remaining, now
+}
+
+// untilWhole is how long until the quota is whole again, as the latest
+// reading said; 0 when it did not say.
+func (m *quotaModel) untilWhole(now time.Time) time.Duration {
+	if m.resetAt.IsZero() {
+		return 0
+	}
+	return max(0, m.resetAt.Sub(now))
+}

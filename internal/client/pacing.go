@@ -1,0 +1,122 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// pacing is the RoundTripper that puts each request through the pace and
+// sends a request answered 429 again, for any method (the service did not
+// act on it), until its deadline: the context's, or MaxRateLimitWait after
+// it started. A 429 whose Retry-After would end past the deadline is the
+// request's answer. It sits under net/http's
+// redirect handling, so every hop is paced, and above the per-attempt
+// timeout, so waiting is not timed as an attempt.
+type pacing struct {
+	pace    *pace
+	maxWait time.Duration
+	next    http.RoundTripper
+}
+
+func (t pacing) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	start := time.Now()
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = start.Add(t.maxWait)
+	}
+	for sent := 0; ; sent++ {
+		epoch, err := t.pace.admit(ctx, start, deadline)
+		if err != nil {
+			if a := attemptOf(ctx); a != nil {
+				a.written.Store(false) // nothing of this try was sent
+			}
+			return nil, err
+		}
+		if sent > 0 {
+			if req, err = rewound(req); err != nil {
+				return nil, err
+			}
+			if a := attemptOf(ctx); a != nil {
+				a.written.Store(false)
+			}
+		}
+		resp, err := t.next.RoundTrip(req)
+		if err != nil {
+			return nil, err
+		}
+		now := time.Now()
+		retryAfter := parseRetryAfter(resp.Header.Get("Retry-After"), now)
+		quota, ok, problem := readQuotaFields(resp.Header, now)
+		if problem != "" {
+			t.pace.fieldProblem(ctx, problem)
+		}
+		t.pace.observe(ctx, answer{epoch: epoch, status: resp.StatusCode, retryAfter: retryAfter, quota: quota, fields: ok})
+		if resp.StatusCode != http.StatusTooManyRequests {
+			return resp, nil
+		}
+		if time.Now().Add(retryAfter).After(deadline) {
+			t.pace.gaveUpAnswered()
+			return resp, nil
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBodyBytes))
+		resp.Body.Close()
+	}
+}
+
+// rewound is req ready to be sent again, with its body from the start.
+func rewound(req *http.Request) (*http.Request, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return req, nil
+	}
+	if req.GetBody == nil {
+		return nil, fmt.Errorf("the request body cannot be sent again")
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil, err
+	}
+	req = req.Clone(req.Context())
+	req.Body = body
+	return req, nil
+}
+
+// attemptTimeout bounds one attempt, reading its answer included, as
+// http.Client.Timeout would; it sits under the pace so that waiting for
+// the pace does not count against it.
+type attemptTimeout struct {
+	timeout time.Duration
+	next    http.RoundTripper
+}
+
+func (t attemptTimeout) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
+	return roundTripThenRelease(t.next, req.WithContext(ctx), cancel)
+}
+
+// roundTripThenRelease sends req through next and calls release once the
+// request is over: at once when it failed, else when its answer's body is
+// closed, since reading the body is part of the request.
+func roundTripThenRelease(next http.RoundTripper, req *http.Request, release func()) (*http.Response, error) {
+	resp, err := next.RoundTrip(req)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	resp.Body = releaseOnClose{ReadCloser: resp.Body, release: release}
+	return resp, nil
+}
+
+type releaseOnClose struct {
+	io.ReadCloser
+	release func()
+}
+
+func (b releaseOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.release()
+	return err
+}
