@@ -12,9 +12,13 @@ import (
 func (p *policy) share(now time.Time, epoch int, q quotaReading) {
 	adopted := p.byCount() || p.quotaCap > 0
 	ended := p.windowEnded(now)
+	shape := p.quota.shape()
 	p.quota.take(q, now)
-	if !adopted {
+	if !adopted || p.quota.shape() != shape && p.byCount() {
+		// The first reading, or one that shows the count's shape was not
+		// what the readings before it suggested.
 		p.adopt(now, q)
+		adopted = false
 	}
 	switch p.mode {
 	case modeByBucket:

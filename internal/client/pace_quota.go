@@ -73,7 +73,13 @@ func (m *quotaModel) take(r quotaReading, now time.Time) {
 		if r.reset > refill+wholeSecond {
 			m.windowSeen = true
 		}
-		m.resetAt = now.Add(r.reset)
+		end := now.Add(r.reset)
+		// A window's t is rounded up to whole seconds, so each reading
+		// gives a bound on its end, and the earliest is the closest.
+		sameWindow := m.shape() == shapeWindow && !first && now.Before(m.resetAt) && r.remaining <= m.remaining+1
+		if !sameWindow || end.Before(m.resetAt) {
+			m.resetAt = end
+		}
 	} else {
 		m.resetAt = time.Time{}
 	}

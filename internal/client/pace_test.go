@@ -33,7 +33,8 @@ import (
 type workload struct {
 	creates, workers int
 	perSecond        float64
-	ceiling          float64 // Config.MaxRequestsPerSecond; 0: none
+	window           time.Duration // a fixed window of perSecond × window; 0: a token bucket
+	ceiling          float64       // Config.MaxRequestsPerSecond; 0: none
 	fields           emulator.QuotaFields
 	quirk            emulator.QuotaFieldsQuirk
 }
@@ -86,7 +87,7 @@ func runCreates(t *testing.T, w workload) outcome {
 	t.Helper()
 	var o outcome
 	synctest.Test(t, func(t *testing.T) {
-		emu, c := startInProcess(t, emulator.Options{Dataset: dataset(3, w.creates+10), RateLimit: w.perSecond, QuotaFields: w.fields, QuotaFieldsQuirk: w.quirk},
+		emu, c := startInProcess(t, emulator.Options{Dataset: dataset(3, w.creates+10), RateLimit: w.perSecond, RateLimitWindow: w.window, QuotaFields: w.fields, QuotaFieldsQuirk: w.quirk},
 			func(cfg *Config) { cfg.MaxRequestsPerSecond = w.ceiling })
 		start := time.Now()
 		o.failed = sendCreates(t, c, w)
@@ -305,7 +306,7 @@ func runPipelines(t *testing.T, starts []time.Duration, w workload) []outcome {
 	t.Helper()
 	out := make([]outcome, len(starts))
 	synctest.Test(t, func(t *testing.T) {
-		emu := emulatortest.StartInProcess(t, emulator.Options{Token: emulatortest.Token, Dataset: dataset(3, len(starts)*w.creates+10), RateLimit: w.perSecond, QuotaFields: w.fields, QuotaFieldsQuirk: w.quirk})
+		emu := emulatortest.StartInProcess(t, emulator.Options{Token: emulatortest.Token, Dataset: dataset(3, len(starts)*w.creates+10), RateLimit: w.perSecond, RateLimitWindow: w.window, QuotaFields: w.fields, QuotaFieldsQuirk: w.quirk})
 		start := time.Now()
 		var all sync.WaitGroup
 		for i, offset := range starts {
