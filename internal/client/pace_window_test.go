@@ -178,4 +178,3 @@ func TestPaceSlowBucketWithFields(t *testing.T) {
 		}
 	}
 }
-
