@@ -13,7 +13,7 @@ func (p *policy) share(now time.Time, epoch int, q quotaReading) {
 	adopted := p.byCount() || p.quotaCap > 0
 	ended := p.windowEnded(now)
 	shape := p.quota.shape()
-	p.quota.take(q, now)
+	p.quota.take(q, now, p.tune.wholeSecond)
 	if !adopted || p.quota.shape() != shape && p.byCount() {
 		// The first reading, or one that shows the count's shape was not
 		// what the readings before it suggested.
@@ -33,7 +33,7 @@ func (p *policy) adopt(now time.Time, q quotaReading) {
 	p.epoch, p.cutAt, p.growth = p.epoch+1, now, 1
 	if p.quota.shape() == shapeWindow {
 		p.mode = modeByWindow
-		p.limiter = rate.NewLimiter(rate.Every(probeInterval), 1)
+		p.limiter = rate.NewLimiter(rate.Every(p.tune.probeInterval), 1)
 		p.note("the service describes its quota, a window", map[string]any{
 			"limit": q.limit, "window_s": p.quota.window.Seconds(), "remaining": q.remaining, "resets_in_ms": q.reset.Milliseconds(), "form": q.form,
 		})
@@ -44,14 +44,14 @@ func (p *policy) adopt(now time.Time, q quotaReading) {
 	// policy tells; what is left now says how busy it is: a process that
 	// finds it nearly spent starts at a small share.
 	p.capacity = max(1, int(math.Ceil(perSecond)), q.remaining+1)
-	r := rate.Limit(perSecond * underQuota * max(shareFloor, float64(q.remaining+1)/float64(p.capacity)))
+	r := rate.Limit(perSecond * p.tune.underQuota * max(p.tune.shareFloor, float64(q.remaining+1)/float64(p.capacity)))
 	p.limiter = rate.NewLimiter(r, 1)
 	p.cutRate = r
-	if p.capacity >= minSharedBucket {
+	if p.capacity >= p.tune.minSharedBucket {
 		p.mode = modeByBucket
 	} else {
 		// Rule 10.
-		p.mode, p.quotaCap = modeByRefusals, rate.Limit(perSecond*underQuota)
+		p.mode, p.quotaCap = modeByRefusals, rate.Limit(perSecond*p.tune.underQuota)
 		p.limiter.ReserveN(now, 1) // the request answered spent the bucket
 	}
 	p.note("the service describes its quota, a bucket", map[string]any{
@@ -73,15 +73,15 @@ func (p *policy) shareBucket(now time.Time, epoch int, q quotaReading) {
 		// Every process sees the same count: a rate that is the same
 		// function of it is the same in every process.
 		u := float64(q.remaining+1) / float64(p.capacity)
-		target := max(perSecond*underQuota*priceMax*u*u*u, perSecond*shareFloor)
+		target := max(perSecond*p.tune.underQuota*p.tune.priceMax*u*u*u, perSecond*p.tune.shareFloor)
 		x := float64(p.cutRate)
-		x += priceGain * (target - x)
+		x += p.tune.priceGain * (target - x)
 		p.cutRate, p.growth = rate.Limit(x), 0
 		return
 	}
-	room := float64(q.remaining)/float64(p.capacity) - markFrac
-	p.growth = min(1, max(0, room/(growFrac-markFrac)))
-	if float64(q.remaining) < markFrac*float64(p.capacity) && epoch == p.epoch {
+	room := float64(q.remaining)/float64(p.capacity) - p.tune.markFrac
+	p.growth = min(1, max(0, room/(p.tune.growFrac-p.tune.markFrac)))
+	if float64(q.remaining) < p.tune.markFrac*float64(p.capacity) && epoch == p.epoch {
 		p.cut(now, "the account's quota is nearly spent")
 	}
 }
@@ -131,8 +131,8 @@ func (p *policy) watchOthers(q quotaReading, now time.Time) {
 // the count less often than a fast one, and must slow down as much.
 func (p *policy) cut(now time.Time, why string) {
 	quota := rate.Limit(p.quota.perSecond())
-	seconds := min(cutSpan, max(1, now.Sub(p.cutAt).Seconds()))
-	r := max(p.inUse(now)*rate.Limit(math.Pow(shareCut, seconds)), quota*shareFloor, minRate)
+	seconds := min(p.tune.cutSpan, max(1, now.Sub(p.cutAt).Seconds()))
+	r := max(p.inUse(now)*rate.Limit(math.Pow(p.tune.shareCut, seconds)), quota*rate.Limit(p.tune.shareFloor), p.tune.minRate)
 	p.epoch, p.cutAt, p.cutRate = p.epoch+1, now, r
 	p.note(why+"; slowing down", map[string]any{"requests_per_second": float64(r), "remaining": p.quota.remaining, "limit": p.quota.limit})
 }
@@ -148,7 +148,7 @@ func (p *policy) bucketLeft(now time.Time) float64 {
 // rate: rule 9's bucket with more than slackFrac reckoned left. A
 // window's slack is in its rate (windowRate).
 func (p *policy) slack(now time.Time) bool {
-	return p.mode == modeByBucket && p.alone && !p.crowded && p.bucketLeft(now) >= 1+float64(p.capacity)*slackFrac
+	return p.mode == modeByBucket && p.alone && !p.crowded && p.bucketLeft(now) >= 1+float64(p.capacity)*p.tune.slackFrac
 }
 
 // countDelay is how long until the reckoning holds one unit: a bucket's
@@ -195,11 +195,11 @@ func (p *policy) windowLeft(now time.Time) float64 {
 // spread over the time left.
 func (p *policy) windowRate(now time.Time) rate.Limit {
 	left := p.windowLeft(now)
-	if !p.crowded || p.windowEnded(now) || left > float64(p.quota.limit)*slackFrac {
-		return rate.Every(probeInterval)
+	if !p.crowded || p.windowEnded(now) || left > float64(p.quota.limit)*p.tune.slackFrac {
+		return rate.Every(p.tune.probeInterval)
 	}
-	untilEnd := max(p.quota.untilWhole(now), probeInterval)
-	return min(rate.Every(probeInterval), rate.Limit(max(left, 1)/untilEnd.Seconds()))
+	untilEnd := max(p.quota.untilWhole(now), p.tune.probeInterval)
+	return min(rate.Every(p.tune.probeInterval), rate.Limit(max(left, 1)/untilEnd.Seconds()))
 }
 
 // windowWatch is a window's count since its first reading, to tell
@@ -238,7 +238,7 @@ func (p *policy) windowRefused(now time.Time, a answer) {
 	// others spent them.
 	others := !p.windowEnded(now) && p.windowLeft(now) >= 0
 	if a.fields && !p.distrusted {
-		p.quota.take(a.quota, now)
+		p.quota.take(a.quota, now, p.tune.wholeSecond)
 	}
 	if end := p.closedUntil; p.quota.resetAt.Before(end) {
 		p.quota.resetAt = end

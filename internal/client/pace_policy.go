@@ -54,8 +54,9 @@ import (
 //     grows by shareGrowth of the quota's rate each second while at least
 //     half the bucket is left (growFrac; none at markFrac), up to
 //     sharedMaxFactor times it. An answer that leaves under markFrac of
-//     the bucket cuts it by shareCut for each second since the last cut,
-//     at most cutSpan of them. Once the count shows others spending it
+//     the bucket cuts it by shareCut; a 429 cuts it by shareCut for each
+//     second since the last cut, at most cutSpan of them (a process
+//     sending slowly sees the count less often, and must slow as much). Once the count shows others spending it
 //     (over a second, it fell by more than this client's requests took),
 //     every process moves its rate by priceGain of the way toward the same
 //     function of the count: priceMax times the quota's rate times the
@@ -80,29 +81,55 @@ import (
 //     again; nor are fields that some answers carry and others do not (5xx
 //     answers aside, which a gateway may write). The pace then goes on as
 //     without them. A field it cannot read is ignored, never an error.
-const (
-	probeInterval   = time.Millisecond
-	backoffFactor   = 0.9
-	growthPerSecond = 0.02
+type tuning struct {
+	probeInterval   time.Duration
+	backoffFactor   float64
+	growthPerSecond float64
 	// minRate keeps a rate learned from a service that accepted nothing in
-	// a second from stalling the pace: one request every 20 seconds.
-	minRate = rate.Limit(0.05)
+	// a second from stalling the pace.
+	minRate rate.Limit
 	// underQuota keeps a rate set from the quota's just under it: sending
 	// at exactly the quota's rate meets its refill at the same instant,
 	// where rounding refuses one request.
-	underQuota      = 0.99
-	sharedMaxFactor = 1.5
-	shareGrowth     = 0.1
-	shareCut        = 0.8
-	cutSpan         = 4.0
-	markFrac        = 0.25
-	growFrac        = 0.5
-	slackFrac       = 0.5
-	priceMax        = 0.7
-	priceGain       = 0.3
-	shareFloor      = 1.0 / 64
-	minSharedBucket = 4
-)
+	underQuota      float64
+	sharedMaxFactor float64
+	shareGrowth     float64
+	shareCut        float64
+	cutSpan         float64
+	markFrac        float64
+	growFrac        float64
+	slackFrac       float64
+	priceMax        float64
+	priceGain       float64
+	shareFloor      float64
+	minSharedBucket int
+	// wholeSecond is the rounding of the fields' times: a whole-second t
+	// can be up to a second longer than the time it stands for.
+	wholeSecond time.Duration
+}
+
+// defaultTuning holds the constants the rules above name. Each decides a
+// row of pace_policy_test.go, and TestPaceTuningIsPinned proves that
+// doubling or halving any of them fails one.
+var defaultTuning = tuning{
+	probeInterval:   time.Millisecond,
+	backoffFactor:   0.9,
+	growthPerSecond: 0.02,
+	minRate:         0.05, // one request every 20 seconds
+	underQuota:      0.99,
+	sharedMaxFactor: 1.5,
+	shareGrowth:     0.1,
+	shareCut:        0.8,
+	cutSpan:         4,
+	markFrac:        0.25,
+	growFrac:        0.5,
+	slackFrac:       0.5,
+	priceMax:        0.7,
+	priceGain:       0.3,
+	shareFloor:      1.0 / 64,
+	minSharedBucket: 4,
+	wholeSecond:     time.Second,
+}
 
 // paceMode is what sets the pace's rate.
 type paceMode int
@@ -137,6 +164,7 @@ type note struct {
 // its status, Retry-After and quota fields, and the time), a rate and a
 // wait out. It neither sleeps nor sends; the caller holds a lock.
 type policy struct {
+	tune     tuning
 	mode     paceMode
 	ceiling  *rate.Limiter // nil: no ceiling
 	limiter  *rate.Limiter // the mode's spacing, at rate(now)
@@ -169,8 +197,11 @@ type policy struct {
 	notes                       []note
 }
 
-func newPolicy(ceiling float64, now time.Time) *policy {
-	p := &policy{limiter: rate.NewLimiter(rate.Every(probeInterval), 1)}
+func newPolicy(ceiling float64, now time.Time) *policy { return newTunedPolicy(ceiling, now, defaultTuning) }
+
+func newTunedPolicy(ceiling float64, now time.Time, tune tuning) *policy {
+	p := &policy{tune: tune}
+	p.limiter = rate.NewLimiter(rate.Every(p.tune.probeInterval), 1)
 	if ceiling > 0 {
 		p.ceiling = rate.NewLimiter(rate.Limit(ceiling), 1)
 		// Empty at the start: a pipeline runs one provider process after
@@ -197,7 +228,7 @@ func (p *policy) rate(now time.Time) rate.Limit {
 	case modeByRefusals:
 		grown := p.cutRate
 		if since > 0 {
-			grown *= rate.Limit(1 + growthPerSecond*since)
+			grown *= rate.Limit(1 + p.tune.growthPerSecond*since)
 		}
 		if p.quotaCap > 0 {
 			grown = min(grown, p.quotaCap)
@@ -205,11 +236,11 @@ func (p *policy) rate(now time.Time) rate.Limit {
 		return grown
 	case modeByBucket:
 		q := rate.Limit(p.quota.perSecond())
-		return max(p.cutRate, min(p.cutRate+q*rate.Limit(shareGrowth*p.growth*max(0, since)), q*sharedMaxFactor))
+		return max(p.cutRate, min(p.cutRate+q*rate.Limit(p.tune.shareGrowth*p.growth*max(0, since)), q*rate.Limit(p.tune.sharedMaxFactor)))
 	case modeByWindow:
 		return p.windowRate(now)
 	}
-	r := rate.Every(probeInterval)
+	r := rate.Every(p.tune.probeInterval)
 	if p.quotaCap > 0 {
 		r = min(r, p.quotaCap)
 	}
@@ -390,7 +421,7 @@ func (p *policy) observeRefused(now time.Time, a answer) {
 		base = max(rate.Limit(len(dropBefore(p.accepted, now.Add(-time.Second)))), 1)
 		p.accepted = nil
 	}
-	r := max(base*backoffFactor, minRate)
+	r := max(base*rate.Limit(p.tune.backoffFactor), p.tune.minRate)
 	burst := int(math.Ceil(float64(r)))
 	p.limiter = rate.NewLimiter(r, burst)
 	// Empty now and filling while closed; but the first request when it
@@ -427,7 +458,7 @@ func (p *policy) distrust(now time.Time, why string) {
 func (p *policy) fallBack(_ time.Time, why string) {
 	p.distrusted, p.quotaCap, p.crowded, p.alone = true, 0, false, false
 	p.mode, p.accepted = modeProbing, nil
-	p.limiter = rate.NewLimiter(rate.Every(probeInterval), 1)
+	p.limiter = rate.NewLimiter(rate.Every(p.tune.probeInterval), 1)
 	p.note(why+"; ignoring the quota fields from now on", map[string]any{"limit": p.quota.limit, "form": p.quota.form})
 }
 

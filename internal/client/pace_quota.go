@@ -42,10 +42,6 @@ type quotaModel struct {
 	windowSeen, refillSeen bool
 }
 
-// wholeSecond is the rounding of the fields' times: a whole-second t can
-// be up to a second longer than the time it stands for.
-const wholeSecond = time.Second
-
 func (m *quotaModel) perSecond() float64 { return float64(m.limit) / m.window.Seconds() }
 
 func (m *quotaModel) shape() quotaShape {
@@ -55,8 +51,9 @@ func (m *quotaModel) shape() quotaShape {
 	return shapeBucket
 }
 
-// take adds a reading made at now.
-func (m *quotaModel) take(r quotaReading, now time.Time) {
+// take adds a reading made at now; wholeSecond is the rounding of its
+// times.
+func (m *quotaModel) take(r quotaReading, now time.Time, wholeSecond time.Duration) {
 	first := m.limit == 0
 	m.limit, m.form = r.limit, r.form
 	switch {

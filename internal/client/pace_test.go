@@ -159,7 +159,7 @@ func TestPaceWithoutLimitCostsOnlyTheProbeSpacing(t *testing.T) {
 	if o.failed != 0 || o.limited != 0 || o.requests != 100 {
 		t.Fatalf("%v", o)
 	}
-	if want := 99 * probeInterval; o.elapsed != want {
+	if want := 99 * defaultTuning.probeInterval; o.elapsed != want {
 		t.Errorf("took %v, want %v", o.elapsed, want)
 	}
 }
