@@ -13,7 +13,7 @@ func (p *policy) share(now time.Time, epoch int, q quotaReading) {
 	adopted := p.byCount() || p.quotaCap > 0
 	ended := p.windowEnded(now)
 	shape := p.quota.shape()
-	p.quota.take(q, now, p.tune.wholeSecond)
+	p.quota.take(q, now, p.tune.wholeSecond, p.inFlight)
 	if !adopted || p.quota.shape() != shape && p.byCount() {
 		// The first reading, or one that shows the count's shape was not
 		// what the readings before it suggested.
@@ -217,13 +217,14 @@ type windowWatch struct {
 func (p *policy) shareWindow(now time.Time, q quotaReading, begun bool) {
 	w := &p.windowWatch
 	switch {
-	case begun || q.remaining > w.left+1:
+	case begun || q.remaining > w.left+1+max(p.inFlight, p.quota.inFlight):
 		*w = windowWatch{left: q.remaining, othersBefore: w.others}
 	default:
 		w.own++
-		// In flight when the window's first reading was made, a request
-		// may have been counted before it: a tolerance of one.
-		if (w.left-q.remaining)-w.own >= 2 {
+		// This client's requests still in flight may have been counted
+		// already, their answers on the way: they are not others'. A
+		// tolerance of one more for one counted before the first reading.
+		if (w.left-q.remaining)-w.own-p.inFlight >= 2 {
 			w.others, p.othersSeen = true, true
 		}
 	}
@@ -238,7 +239,7 @@ func (p *policy) windowRefused(now time.Time, a answer) {
 	// others spent them.
 	others := !p.windowEnded(now) && p.windowLeft(now) >= 0
 	if a.fields && !p.distrusted {
-		p.quota.take(a.quota, now, p.tune.wholeSecond)
+		p.quota.take(a.quota, now, p.tune.wholeSecond, p.inFlight)
 	}
 	if end := p.closedUntil; p.quota.resetAt.Before(end) {
 		p.quota.resetAt = end

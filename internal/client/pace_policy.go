@@ -197,7 +197,9 @@ type policy struct {
 	notes                       []note
 }
 
-func newPolicy(ceiling float64, now time.Time) *policy { return newTunedPolicy(ceiling, now, defaultTuning) }
+func newPolicy(ceiling float64, now time.Time) *policy {
+	return newTunedPolicy(ceiling, now, defaultTuning)
+}
 
 func newTunedPolicy(ceiling float64, now time.Time, tune tuning) *policy {
 	p := &policy{tune: tune}

@@ -386,8 +386,10 @@ type QuotaShare struct {
 	Form        string
 	FixedWindow bool
 	// Used is the rate this client's requests were accepted at, from its
-	// first answer to its last.
-	Used float64
+	// first answer to its last: Accepted answers Over that time.
+	Used     float64
+	Accepted int
+	Over     time.Duration
 	// Others is set when the remaining count fell faster than this
 	// client's own requests spent it: other clients shared the quota.
 	Others bool
@@ -429,7 +431,8 @@ func (p *pace) slowdown() RateLimitSlowdown {
 			Limit: pol.quota.limit, Window: pol.quota.window, PerSecond: pol.quota.perSecond(), Form: pol.quota.form,
 			FixedWindow: pol.quota.shape() == shapeWindow, Others: pol.othersSeen,
 		}
-		if span := pol.lastAccepted.Sub(pol.firstAccepted).Seconds(); span > 0 {
+		share.Accepted, share.Over = pol.acceptedCount, pol.lastAccepted.Sub(pol.firstAccepted)
+		if span := share.Over.Seconds(); span > 0 {
 			share.Used = float64(pol.acceptedCount-1) / span
 		}
 		s.Quota = share

@@ -39,6 +39,8 @@ type quotaModel struct {
 	readAt    time.Time // made then,
 	resetAt   time.Time // which said the quota is whole again then; zero: not said
 
+	inFlight  int       // requests in flight after it: their answers may come with a higher count
+
 	windowSeen, refillSeen bool
 }
 
@@ -52,8 +54,13 @@ func (m *quotaModel) shape() quotaShape {
 }
 
 // take adds a reading made at now; wholeSecond is the rounding of its
-// times.
-func (m *quotaModel) take(r quotaReading, now time.Time, wholeSecond time.Duration) {
+// times, and inFlight how many requests are still in flight. An answer to
+// a request in flight at the reading before may have been counted before
+// that reading's: a count that rises by no more than those may be their
+// order, not a refill.
+func (m *quotaModel) take(r quotaReading, now time.Time, wholeSecond time.Duration, inFlight int) {
+	unordered := max(m.inFlight, inFlight)
+	m.inFlight = inFlight
 	first := m.limit == 0
 	m.limit, m.form = r.limit, r.form
 	switch {
@@ -62,7 +69,7 @@ func (m *quotaModel) take(r quotaReading, now time.Time, wholeSecond time.Durati
 	case !m.windowSaid:
 		m.window = max(m.window, r.reset.Round(time.Second), time.Second)
 	}
-	if !first && r.remaining > m.remaining+1 && !m.resetAt.IsZero() && now.Add(wholeSecond).Before(m.resetAt) {
+	if !first && r.remaining > m.remaining+1+unordered && !m.resetAt.IsZero() && now.Add(wholeSecond).Before(m.resetAt) {
 		m.refillSeen = true
 	}
 	if r.reset >= 0 {
@@ -73,7 +80,7 @@ func (m *quotaModel) take(r quotaReading, now time.Time, wholeSecond time.Durati
 		end := now.Add(r.reset)
 		// A window's t is rounded up to whole seconds, so each reading
 		// gives a bound on its end, and the earliest is the closest.
-		sameWindow := m.shape() == shapeWindow && !first && now.Before(m.resetAt) && r.remaining <= m.remaining+1
+		sameWindow := m.shape() == shapeWindow && !first && now.Before(m.resetAt) && r.remaining <= m.remaining+1+unordered
 		if !sameWindow || end.Before(m.resetAt) {
 			m.resetAt = end
 		}

@@ -37,13 +37,13 @@ func TestReadQuotaFields(t *testing.T) {
 			want: quotaReading{limit: 5000, window: 86400 * time.Second, remaining: 10, reset: time.Hour, form: "RateLimit"}, ok: true,
 		},
 		{
-			name:   "IETF: a window of a day is the longest believed",
-			header: map[string]string{"RateLimit-Policy": `"default";q=5;w=86401`, "RateLimit": `"default";r=2;t=1`},
+			name:    "IETF: a window of a day is the longest believed",
+			header:  map[string]string{"RateLimit-Policy": `"default";q=5;w=86401`, "RateLimit": `"default";r=2;t=1`},
 			problem: true,
 		},
 		{
-			name:   "IETF: a t of a day is the longest believed",
-			header: map[string]string{"RateLimit-Policy": `"default";q=5;w=10`, "RateLimit": `"default";r=2;t=86401`},
+			name:    "IETF: a t of a day is the longest believed",
+			header:  map[string]string{"RateLimit-Policy": `"default";q=5;w=10`, "RateLimit": `"default";r=2;t=86401`},
 			problem: true,
 		},
 		{
@@ -52,8 +52,8 @@ func TestReadQuotaFields(t *testing.T) {
 			want:   quotaReading{limit: 10_000_000, window: 10 * time.Second, remaining: 10_000_000, reset: time.Second, form: "RateLimit"}, ok: true,
 		},
 		{
-			name:   "IETF: more are not",
-			header: map[string]string{"RateLimit-Policy": `"default";q=10000001;w=10`, "RateLimit": `"default";r=5;t=1`},
+			name:    "IETF: more are not",
+			header:  map[string]string{"RateLimit-Policy": `"default";q=10000001;w=10`, "RateLimit": `"default";r=5;t=1`},
 			problem: true,
 		},
 		{
@@ -77,8 +77,8 @@ func TestReadQuotaFields(t *testing.T) {
 			want:   quotaReading{limit: 5, remaining: 4, reset: 24 * time.Hour, form: "X-RateLimit"}, ok: true,
 		},
 		{
-			name:   "X-RateLimit: between a day and 2001, neither",
-			header: map[string]string{"X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "4", "X-RateLimit-Reset": "86401"},
+			name:    "X-RateLimit: between a day and 2001, neither",
+			header:  map[string]string{"X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "4", "X-RateLimit-Reset": "86401"},
 			problem: true,
 		},
 		{
@@ -87,8 +87,8 @@ func TestReadQuotaFields(t *testing.T) {
 			want:   quotaReading{limit: 5, remaining: 4, reset: -1, form: "X-RateLimit"}, ok: true,
 		},
 		{
-			name:   "X-RateLimit: more left than the limit",
-			header: map[string]string{"X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "6"},
+			name:    "X-RateLimit: more left than the limit",
+			header:  map[string]string{"X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "6"},
 			problem: true,
 		},
 		{name: "none", header: map[string]string{}},

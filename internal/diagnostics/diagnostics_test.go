@@ -124,23 +124,36 @@ func endlessRepeatedCursor(c string) error { return &client.EndlessListError{Rep
 
 func endlessMaxPages(n int) error { return &client.EndlessListError{MaxPages: n} }
 
-// The rate-limit warning names the quota the service reports, this run's
-// part of it, and whether others spent the rest; without the fields it
-// says nothing of a quota.
-func TestRateLimitSlowedNamesTheReportedQuota(t *testing.T) {
+// The rate-limit warning names the quota the service reports, as a count
+// per window, this run's part of it, and whether others spent the rest;
+// its advice follows what was seen, and never tells a run to set the
+// ceiling it set, or a run alone to share; without the fields it says
+// nothing of a quota.
+func TestRateLimitSlowedSaysWhatWasSeen(t *testing.T) {
 	t.Parallel()
 	base := client.RateLimitSlowdown{Held: 12 * time.Second, HeldForRetryAfter: 2 * time.Second, Refused: 3}
 	shared := base
-	shared.Quota = &client.QuotaShare{PerSecond: 5, Form: "RateLimit", Used: 1.7, Others: true}
+	shared.Quota = &client.QuotaShare{Limit: 5, Window: time.Second, PerSecond: 5, Form: "RateLimit", Used: 1.7, Others: true}
 	alone := base
-	alone.Quota = &client.QuotaShare{PerSecond: 20, Form: "X-RateLimit", Used: 19.6}
+	alone.Quota = &client.QuotaShare{Limit: 20, Window: time.Second, PerSecond: 20, Form: "X-RateLimit", Used: 19.6}
+	window := client.RateLimitSlowdown{Held: 9 * time.Second, HeldForCount: 9 * time.Second,
+		Quota: &client.QuotaShare{Limit: 50, Window: 10 * time.Second, PerSecond: 5, Form: "X-RateLimit", FixedWindow: true, Accepted: 100, Over: 10 * time.Second, Used: 9.9}}
+	ceiling := shared
+	ceiling.Ceiling = 2
 	for name, tc := range map[string]struct {
 		s           client.RateLimitSlowdown
 		says, never []string
 	}{
-		"shared": {shared, []string{"a quota of 5 requests a second for the account's token (RateLimit fields)", "accepted at 1.7 a second, 34% of it", "other clients spending the rest"}, nil},
-		"alone":  {alone, []string{"a quota of 20 requests a second", "(X-RateLimit fields)", "accepted at 19.6 a second, 98% of it."}, []string{"other clients"}},
-		"none":   {base, nil, []string{"reports a quota", "other clients"}},
+		"shared": {shared, []string{"a quota of 5 requests a second for the account's token (RateLimit fields)", "accepted at 1.7 a second, 34% of it", "other clients spending it too",
+			"set max_requests_per_second in the provider block"}, []string{"no other client"}},
+		"alone": {alone, []string{"a quota of 20 requests a second", "(X-RateLimit fields)", "accepted at 19.6 a second, 98% of it.", "no other client spending the quota", "max_requests_per_second would not"},
+			[]string{"other clients spending", "to this run's share"}},
+		"a window alone, no refusal": {window, []string{"held back for 9s in all by the account's request quota, spaced by the quota's remaining count", "a quota of 50 requests per 10s",
+			"counted afresh at each window's end", "it accepted 100 requests of this run over 10s", "refused 0 requests", "Nothing failed"},
+			[]string{"50 requests a second", "learned from the service's refusals", "other clients spending", "Each was waited out", "to this run's share"}},
+		"a ceiling set": {ceiling, []string{"lower this provider's max_requests_per_second (now 2) to this run's share"}, []string{"set max_requests_per_second in the provider block"}},
+		"none": {base, []string{"2s while the service's Retry-After closed it to every request and 10s spaced at the rate learned from the service's refusals", "does not say how much of its quota is left"},
+			[]string{"reports a quota", "other clients spending"}},
 	} {
 		d := RateLimitSlowed(tc.s).Detail()
 		for _, s := range tc.says {

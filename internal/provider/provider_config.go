@@ -139,7 +139,7 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		return
 	}
 	p.recovery.open(ctx, baseURL, lost, c)
-	data := &providerData{client: c, run: &operations{client: c}, preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now, recovery: p.recovery}
+	data := &providerData{client: c, run: newOperations(c), preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now, recovery: p.recovery}
 	if pagedRefresh {
 		data.subscriptions = newPagedReader(c)
 	}

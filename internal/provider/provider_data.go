@@ -2,7 +2,7 @@ package provider
 
 import (
 	"context"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -88,30 +88,68 @@ func (d *baseDataSource) Configure(_ context.Context, req datasource.ConfigureRe
 // in a process of its own for each graph walk (a plan, an apply): the
 // run the rate-limit warning reports on.
 //
-// Terraform shows one warning of those with the same summary, whichever
-// it picks, so a warning that every operation gave with the figures of
-// its own moment showed some early operation's. Only an operation that
-// ends with no other in flight gives it, with the totals of every
-// operation so far: in a run, the last one.
+// Terraform shows the first of the warnings that share a summary, and
+// folds the rest into "(and N more similar warnings)", so the warning
+// must come once, at the run's end, with its totals. The provider is not
+// told which operation is the last. An operation that ends with none other
+// in flight waits up to lastOperationGrace for another to start: one
+// that starts takes the warning over; none means the walk is done (or
+// waits on this one's result), and the warning goes with this one.
 type operations struct {
-	client   *client.Client
-	inFlight atomic.Int64
+	client *client.Client
+	grace  time.Duration
+
+	mu       sync.Mutex
+	inFlight int
+	started  chan struct{} // closed when an operation starts
+	warned   [3]int64 // the figures of the last warning given: held, refused, given up
+}
+
+// lastOperationGrace is how long an operation that ends with none other in
+// flight waits for another to start before it gives the rate-limit
+// warning: Terraform starts the next ready operation within milliseconds,
+// and a run the limit slowed by seconds pays this once, at its end.
+const lastOperationGrace = 500 * time.Millisecond
+
+func newOperations(c *client.Client) *operations {
+	return &operations{client: c, grace: lastOperationGrace, started: make(chan struct{})}
 }
 
 // operation marks an operation that may send requests as under way. The
 // function it returns ends it, adding the rate-limit warning to diags when
-// no other operation is in flight and the limit slowed the run noticeably.
+// it is the run's last (above) and the limit slowed the run noticeably.
 // A nil *operations (an unconfigured provider) does nothing.
 func (o *operations) operation() (end func(diags *diag.Diagnostics)) {
 	if o == nil {
 		return func(*diag.Diagnostics) {}
 	}
-	o.inFlight.Add(1)
+	o.mu.Lock()
+	o.inFlight++
+	close(o.started)
+	o.started = make(chan struct{})
+	o.mu.Unlock()
 	return func(diags *diag.Diagnostics) {
-		if o.inFlight.Add(-1) != 0 {
+		o.mu.Lock()
+		o.inFlight--
+		idle, started := o.inFlight == 0, o.started
+		o.mu.Unlock()
+		if !idle || o.client.RateLimitSlowdown().Held < diagnostics.NoticeableSlowdown {
 			return
 		}
-		if s := o.client.RateLimitSlowdown(); s.Held >= diagnostics.NoticeableSlowdown {
+		timer := time.NewTimer(o.grace)
+		defer timer.Stop()
+		select {
+		case <-started:
+			return
+		case <-timer.C:
+		}
+		s := o.client.RateLimitSlowdown()
+		figures := [3]int64{int64(s.Held), int64(s.Refused), int64(s.GaveUp)}
+		o.mu.Lock()
+		repeat := figures == o.warned || o.inFlight > 0
+		o.warned = figures
+		o.mu.Unlock()
+		if !repeat {
 			diags.Append(diagnostics.RateLimitSlowed(s))
 		}
 	}

@@ -6,7 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
@@ -83,11 +86,11 @@ func TestCLI_rateLimitWarningReportsTheRun(t *testing.T) {
 			if refused, _ := strconv.Atoi(m[1]); refused != refusedByService {
 				t.Errorf("the warning says the service refused %d requests; it refused %d, all of them to this process:\n%s", refused, refusedByService, out)
 			}
-			saysNothingFailed := strings.Contains(out, "nothing failed because of it")
+			saysNothingFailed := strings.Contains(out, "Nothing failed because of the limit")
 			failed := strings.Contains(out, "Error: Could not create subscription")
 			switch {
 			case failed && saysNothingFailed:
-				t.Errorf("the warning says nothing failed because of it, above creates that failed:\n%s", out)
+				t.Errorf("the warning says nothing failed because of the limit, above creates that failed:\n%s", out)
 			case failed && !strings.Contains(out, "could not wait long enough before"):
 				t.Errorf("creates failed and the warning does not say so:\n%s", out)
 			case !failed && !saysNothingFailed:
@@ -97,4 +100,42 @@ func TestCLI_rateLimitWarningReportsTheRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A lone run in a fixed window that its fields describe is told the run's
+// totals, once, and nothing untrue: no refusal, no other client, no
+// advice to set a share. Terraform shows the first of the warnings that
+// share a summary, and an apply once gave one at every moment no other
+// operation was in flight (67 in such a run), the first a snapshot.
+func TestCLI_rateLimitWarningOfALoneRunInAFixedWindow(t *testing.T) {
+	t.Parallel()
+	ds := emulator.DefaultDataset(3, 70)
+	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds, RateLimit: 5, RateLimitWindow: 4 * time.Second, QuotaFields: emulator.QuotaFieldsIETF})
+	tf := newTerraformCLI(t)
+	tf.Write("main.tf", acctest.ProviderBlock(srv, "  preflight = \"off\"\n")+inlineFleet(60, ""))
+	out := unwrap(tf.Must("apply", "-auto-approve", "-input=false"))
+	creates := srv.RequestCounts()["POST /v1/subscriptions"]
+	t.Logf("%d creates, %d answered 429", creates, srv.Stats().RateLimited)
+	if n := strings.Count(out, "Warning: The service's rate limit slowed this run"); n != 1 || strings.Contains(out, "more similar warning") {
+		t.Fatalf("the warning was shown %d times (or folded with others), want once:\n%s", n, tail(out, 3000))
+	}
+	if want := fmt.Sprintf("it accepted %d requests of this run", creates); !strings.Contains(out, want) {
+		t.Errorf("the warning does not give the run's total, %q:\n%s", want, tail(out, 3000))
+	}
+	for _, never := range []string{"other clients spending", "to this run's share", "learned from the service's refusals", "requests a second"} {
+		if strings.Contains(out, never) {
+			t.Errorf("the warning says %q of a lone run in a window of 20 per 4s:\n%s", never, tail(out, 3000))
+		}
+	}
+	if !strings.Contains(out, "a quota of 20 requests per 4s") {
+		t.Errorf("the warning does not name the quota as the service counts it:\n%s", tail(out, 3000))
+	}
+}
+
+// tail is the end of a CLI's output, where its warnings are.
+func tail(out string, n int) string {
+	if len(out) <= n {
+		return out
+	}
+	return "…" + out[len(out)-n:]
 }
