@@ -39,7 +39,7 @@ type quotaModel struct {
 	readAt    time.Time // made then,
 	resetAt   time.Time // which said the quota is whole again then; zero: not said
 
-	inFlight  int       // requests in flight after it: their answers may come with a higher count
+	inFlight int // requests in flight after it: their answers may come with a higher count
 
 	windowSeen, refillSeen bool
 }

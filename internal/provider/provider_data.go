@@ -102,7 +102,7 @@ type operations struct {
 	mu       sync.Mutex
 	inFlight int
 	started  chan struct{} // closed when an operation starts
-	warned   [3]int64 // the figures of the last warning given: held, refused, given up
+	warned   [3]int64      // the figures of the last warning given: held, refused, given up
 }
 
 // lastOperationGrace is how long an operation that ends with none other in
