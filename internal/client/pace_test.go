@@ -657,3 +657,19 @@ func TestPaceLongWaitsAreLoggedAtInfoLevel(t *testing.T) {
 		}
 	})
 }
+
+// A request's wait is counted from its first try, not from the try that
+// gave up: a create that had waited out a Retry-After of 10 s and then
+// met a queue it could not wait for once said "(it had waited 1s)".
+func TestPaceWaitErrorCountsTheWholeWait(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		p := newPace(0.2) // one request every 5 s, the first after 5 s
+		firstTry := time.Now().Add(-11 * time.Second)
+		_, err := p.admit(bg, firstTry, time.Now().Add(time.Second))
+		var waitErr *RateLimitWaitError
+		if !errors.As(err, &waitErr) || waitErr.Waited != 11*time.Second || !strings.Contains(err.Error(), "(it had waited 11s)") {
+			t.Errorf("admit: %v; want a wait error counting the 11 s since the first try", err)
+		}
+	})
+}

@@ -28,6 +28,9 @@ func (t pacing) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !ok {
 		deadline = start.Add(t.maxWait)
 	}
+	if d, set := ctx.Value(rateLimitWaitKey{}).(time.Duration); set && start.Add(d).Before(deadline) {
+		deadline = start.Add(d)
+	}
 	for sent := 0; ; sent++ {
 		epoch, err := t.pace.admit(ctx, start, deadline)
 		if err != nil {
@@ -119,4 +122,14 @@ func (b releaseOnClose) Close() error {
 	err := b.ReadCloser.Close()
 	b.release()
 	return err
+}
+
+type rateLimitWaitKey struct{}
+
+// WithRateLimitWait bounds how long each request made with ctx waits for
+// the service's rate limit, its retries after a 429 included, when that is
+// sooner than ctx's deadline: for reads that are advice, which are better
+// skipped than waited for.
+func WithRateLimitWait(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, rateLimitWaitKey{}, d)
 }

@@ -162,8 +162,8 @@ func PreflightReadFailed(what string, err error, attr path.Path, warn bool) diag
 	case errors.As(err, &waitErr) || (errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusTooManyRequests):
 		return diag.NewAttributeWarningDiagnostic(attr, "Preflight skipped: the service's rate limit",
 			Detail(err)+"\n\nSo the plan-time check of this create did not run, and the plan goes on without it. "+
-				fmt.Sprintf("The check's reads wait for the account's quota for at most %s, or the create's timeouts.create when that is shorter; ", preflightBoundText)+
-				"the apply meets the same limit and waits it out.")
+				fmt.Sprintf("Each of the check's reads waits for the account's quota for at most %s: ", client.FormatWait(PreflightRateLimitWait))+
+				"the apply meets the same limit and waits it out, up to each create's timeouts.create.")
 	case errors.Is(err, context.DeadlineExceeded) && (!errors.As(err, &reqErr) || reqErr.Timeout == 0):
 		return diag.NewAttributeWarningDiagnostic(attr, "Preflight skipped: its reads ran out of time",
 			Detail(err)+"\n\nSo the plan-time check of this create did not run, and the plan goes on without it. "+
@@ -189,6 +189,13 @@ func PreflightReadFailed(what string, err error, attr path.Path, warn bool) diag
 // should not wait ten minutes (a request's default bound) on a service
 // that refuses everything, when the apply would meet the same limit.
 const PreflightReadBound = time.Minute
+
+// PreflightRateLimitWait is how long each of the preflight's reads waits
+// for the service's rate limit, its retries after a 429 included. A quota
+// that holds a read longer holds the apply too, which waits it out: the
+// plan, and the apply's own plan of each create, go on without the check
+// rather than add their waits to the apply's.
+const PreflightRateLimitWait = 2 * time.Second
 
 var preflightBoundText = strings.TrimSuffix(PreflightReadBound.String(), "0s")
 

@@ -60,7 +60,7 @@ func TestPreflightReadFailedSaysOnlyWhatIsTrue(t *testing.T) {
 		"503": {&client.APIError{Call: plan, StatusCode: 503, Status: "503 Service Unavailable"},
 			diag.SeverityError, "Preflight could not read plan plan_001", []string{"Try again once the service answers."}, []string{"preflight ="}},
 		"429 at its deadline": {&client.APIError{Call: plan, StatusCode: 429, Status: "429 Too Many Requests", RetryAfter: 30 * time.Second},
-			diag.SeverityWarning, "Preflight skipped: the service's rate limit", []string{"asked to wait 30s (Retry-After)", "the plan goes on without it", "at most 1m"}, []string{"try again", "preflight ="}},
+			diag.SeverityWarning, "Preflight skipped: the service's rate limit", []string{"asked to wait 30s (Retry-After)", "the plan goes on without it", "at most 2s"}, []string{"try again", "preflight ="}},
 		"queued past the bound": {&client.RequestError{Call: plan, NotSent: true, Err: &client.RateLimitWaitError{RetryAfter: time.Second, Closed: 800 * time.Millisecond, Waited: time.Minute}},
 			diag.SeverityWarning, "Preflight skipped: the service's rate limit", []string{"Not sent: read plan plan_001 (GET /v1/plans/plan_001) was never sent", "the plan goes on without it"}, []string{"0s more", "preflight ="}},
 		"interrupted": {&client.RequestError{Call: plan, NotSent: true, Err: client.ErrStopped},

@@ -232,3 +232,37 @@ resource "mobileplan_subscription" "phone" {
 		t.Errorf("the plan took %v, want at most %v: the bound and Terraform's own start", took, limit)
 	}
 }
+
+// An apply against a service that admits nothing ends within its creates'
+// timeouts.create and a few seconds: the plan's preflight, and the
+// apply's own plan of each create, skip their check after a short wait
+// instead of adding theirs to the creates' (with timeouts.create = "30s",
+// such an apply once took 87 s: 30 s planning, 29 s re-planning, then the
+// creates' 30 s).
+func TestCLI_applyUnderAQuotaEndsWithinItsCreateTimeout(t *testing.T) {
+	t.Parallel()
+	acctest.SkipUnlessAcceptance(t)
+	srv := startEmulator(t)
+	srv.SetFaults(emulator.Faults{RetryAfterSeconds: 1, Rules: []emulator.FaultRule{{PathPrefix: "/v1/", Action: "status", Status: 429}}})
+	tf := newTerraformCLI(t)
+	tf.Write("main.tf", cliProvider(srv)+`
+resource "mobileplan_subscription" "phone" {
+  count   = 3
+  plan_id = "plan_001"
+  timeouts {
+    create = "10s"
+  }
+}
+`)
+	started := time.Now()
+	out, code := tf.Run(nil, "apply", "-auto-approve", "-input=false")
+	took := time.Since(started)
+	out = unwrap(out)
+	t.Logf("the apply took %v, exit %d; %d requests answered 429", took.Round(time.Millisecond), code, srv.Stats().RateLimited)
+	if code == 0 || !strings.Contains(out, "Error: Could not create subscription") || !strings.Contains(out, "Warning: Preflight skipped: the service's rate limit") {
+		t.Errorf("want the creates failed at their timeout, after a preflight skipped:\n%s", tail(out, 4000))
+	}
+	if limit := 10*time.Second + 8*time.Second; took > limit {
+		t.Errorf("the apply took %v, want at most %v: the creates' timeout, and a few seconds", took, limit)
+	}
+}

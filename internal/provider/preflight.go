@@ -119,6 +119,7 @@ func (p *preflight) checkCreate(ctx context.Context, config tfsdk.Config, takesL
 	diags.Append(timeoutDiags...)
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
+	ctx = client.WithRateLimitWait(ctx, diagnostics.PreflightRateLimitWait)
 	switch {
 	case planID.IsUnknown():
 		if !p.warn {
