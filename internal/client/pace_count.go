@@ -13,7 +13,9 @@ func (p *policy) share(now time.Time, epoch int, q quotaReading) {
 	adopted := p.byCount() || p.quotaCap > 0
 	ended := p.windowEnded(now)
 	shape := p.quota.shape()
-	p.quota.take(q, now, p.tune.wholeSecond, p.inFlight)
+	if !p.quota.take(q, now, p.tune.wholeSecond, p.inFlight) {
+		return
+	}
 	if !adopted || p.quota.shape() != shape && p.byCount() {
 		// The first reading, or one that shows the count's shape was not
 		// what the readings before it suggested.
@@ -185,7 +187,7 @@ func (p *policy) windowEnded(now time.Time) bool {
 // less what was sent after the end.
 func (p *policy) windowLeft(now time.Time) float64 {
 	if p.windowEnded(now) {
-		return float64(p.quota.limit - p.sentAfterEnd)
+		return float64(p.quota.limit - p.sentAfterEnd - p.sentNearEnd)
 	}
 	return p.mirror
 }
@@ -216,8 +218,9 @@ type windowWatch struct {
 // when others spend it too. begun says this reading is the window's first.
 func (p *policy) shareWindow(now time.Time, q quotaReading, begun bool) {
 	w := &p.windowWatch
+	begun = begun || q.remaining > w.left+1+max(p.inFlight, p.quota.inFlight)
 	switch {
-	case begun || q.remaining > w.left+1+max(p.inFlight, p.quota.inFlight):
+	case begun:
 		*w = windowWatch{left: q.remaining, othersBefore: w.others}
 	default:
 		w.own++
@@ -225,27 +228,33 @@ func (p *policy) shareWindow(now time.Time, q quotaReading, begun bool) {
 		// already, their answers on the way: they are not others'. A
 		// tolerance of one more for one counted before the first reading.
 		if (w.left-q.remaining)-w.own-p.inFlight >= 2 {
+			if !w.others {
+				p.note("the count shows others spending the window", map[string]any{"first": w.left, "remaining": q.remaining, "own_answers": w.own, "in_flight": p.inFlight})
+			}
 			w.others, p.othersSeen = true, true
 		}
 	}
 	p.crowded = w.others || w.othersBefore
-	p.mirror, p.mirrorAt, p.sentAfterEnd = float64(q.remaining-p.inFlight), now, 0
+	left := float64(q.remaining - p.inFlight)
+	if !begun {
+		// Within a window the count only falls: an answer that says more
+		// is left than the reckoning was counted earlier, and arrived late.
+		left = min(left, p.mirror)
+	}
+	p.mirror, p.mirrorAt, p.sentAfterEnd, p.sentNearEnd = left, now, 0, 0
 }
 
 // windowRefused takes a 429 in a window: nothing is left until its end, as
-// far as this client can tell, and someone else spent it.
-func (p *policy) windowRefused(now time.Time, a answer) {
-	// Refused where the reckoning held some (not at an end it expected):
-	// others spent them.
-	others := !p.windowEnded(now) && p.windowLeft(now) >= 0
-	if a.fields && !p.distrusted {
-		p.quota.take(a.quota, now, p.tune.wholeSecond, p.inFlight)
+// far as this client can tell; othersSpent says its reckoning held some.
+func (p *policy) windowRefused(now time.Time, a answer, othersSpent bool) {
+	if a.fields && !p.distrusted && !p.quota.take(a.quota, now, p.tune.wholeSecond, p.inFlight) {
+		return // a late answer of a window already over
 	}
 	if end := p.closedUntil; p.quota.resetAt.Before(end) {
 		p.quota.resetAt = end
 	}
-	p.mirror, p.mirrorAt, p.sentAfterEnd = 0, now, 0
-	if others {
+	p.mirror, p.mirrorAt, p.sentAfterEnd, p.sentNearEnd = 0, now, 0, 0
+	if othersSpent {
 		p.windowWatch.others, p.crowded, p.othersSeen = true, true, true
 	}
 }

@@ -185,7 +185,8 @@ type policy struct {
 	capacity                  int     // a bucket: the most units the fields said were left, plus one
 	mirror                    float64 // units reckoned left at the service at mirrorAt (rules 9 and 11)
 	mirrorAt                  time.Time
-	sentAfterEnd              int     // a window: requests sent after the end the latest reading gave
+	sentAfterEnd              int     // a window: requests sent after the end the latest reading gave,
+	sentNearEnd               int     // and in the second before it, which the next window may count
 	growth                    float64 // a bucket: how fast the rate may grow, 0 to 1
 	crowded, alone            bool    // the count showed others spending it, or no one else
 	othersSeen                bool    // at least once in the run
@@ -315,10 +316,16 @@ func (p *policy) sent(now time.Time) int {
 		p.mirror = p.bucketLeft(now) - 1
 		p.mirrorAt = now
 	case modeByWindow:
-		if p.windowEnded(now) {
+		switch {
+		case p.windowEnded(now):
 			p.sentAfterEnd++
-		} else {
+		default:
 			p.mirror--
+			// The end is known to the second: one sent in the second
+			// before it may reach the service after it.
+			if !p.quota.resetAt.IsZero() && !now.Before(p.quota.resetAt.Add(-p.tune.wholeSecond)) {
+				p.sentNearEnd++
+			}
 		}
 	}
 	return p.epoch
@@ -367,6 +374,9 @@ func (p *policy) observeAccepted(now time.Time, a answer) {
 }
 
 func (p *policy) observeRefused(now time.Time, a answer) {
+	// Refused where a window's reckoning held some (not past an end it
+	// expected, and not before the fields were read): others spent them.
+	othersSpent := p.mode == modeByWindow && !p.windowEnded(now) && p.windowLeft(now) >= 0
 	if a.fields && !p.distrusted && p.withoutFields > 0 {
 		p.distrust(now, fieldsComeAndGo)
 	}
@@ -390,7 +400,7 @@ func (p *policy) observeRefused(now time.Time, a answer) {
 		p.closedUntil, p.retryAfter = until, a.retryAfter
 	}
 	if p.mode == modeByWindow {
-		p.windowRefused(now, a)
+		p.windowRefused(now, a, othersSpent)
 		return
 	}
 	if a.epoch != p.epoch {

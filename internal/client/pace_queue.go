@@ -94,12 +94,19 @@ func (p *pace) flushNotes(ctx context.Context) {
 func (p *pace) observe(ctx context.Context, a answer) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	before := p.policy.epoch
+	epoch, mode := p.policy.epoch, p.policy.mode
 	p.policy.observe(time.Now(), a)
 	if a.status == 429 {
 		p.refused++
 	}
-	if a.status == 429 || p.policy.epoch != before {
+	switch {
+	case a.status == 429, p.policy.mode != mode && p.policy.mode == modeProbing:
+		// Refused, or the fields no longer believed: what the head waits
+		// for changed.
+		p.wake()
+	case p.policy.epoch != epoch && p.policy.mode == mode:
+		// A cut. (The fields' first reading sets a rate the head's place
+		// already fits.)
 		p.wake()
 	}
 	p.flushNotes(ctx)

@@ -53,12 +53,17 @@ func (m *quotaModel) shape() quotaShape {
 	return shapeBucket
 }
 
-// take adds a reading made at now; wholeSecond is the rounding of its
-// times, and inFlight how many requests are still in flight. An answer to
-// a request in flight at the reading before may have been counted before
-// that reading's: a count that rises by no more than those may be their
-// order, not a refill.
-func (m *quotaModel) take(r quotaReading, now time.Time, wholeSecond time.Duration, inFlight int) {
+// take adds a reading made at now, and reports whether it is news: an
+// answer counted in a window that had ended before the one the readings
+// before it described, arriving late, is not. wholeSecond is the
+// rounding of its times, and inFlight how many requests are still in
+// flight. An answer to a request in flight at the reading before may
+// have been counted before that reading's: a count that rises by no more
+// than those may be their order, not a refill.
+func (m *quotaModel) take(r quotaReading, now time.Time, wholeSecond time.Duration, inFlight int) bool {
+	if m.shape() == shapeWindow && !m.resetAt.IsZero() && r.reset >= 0 && now.Add(r.reset).Before(m.resetAt.Add(-m.window).Add(wholeSecond)) {
+		return false
+	}
 	unordered := max(m.inFlight, inFlight)
 	m.inFlight = inFlight
 	first := m.limit == 0
@@ -88,6 +93,7 @@ func (m *quotaModel) take(r quotaReading, now time.Time, wholeSecond time.Durati
 		m.resetAt = time.Time{}
 	}
 	m.remaining, m.readAt = r.remaining, now
+	return true
 }
 
 // untilWhole is how long until the quota is whole again, as the latest

@@ -95,12 +95,16 @@ func (d *baseDataSource) Configure(_ context.Context, req datasource.ConfigureRe
 // in flight waits up to lastOperationGrace for another to start: one
 // that starts takes the warning over; none means the walk is done (or
 // waits on this one's result), and the warning goes with this one.
+// Terraform plans each create again right before applying it, and waits
+// for that plan: in a process that has applied a create (an apply's walk),
+// a plan is never the last operation, and gives no warning.
 type operations struct {
 	client *client.Client
 	grace  time.Duration
 
 	mu       sync.Mutex
 	inFlight int
+	applied  bool          // a create has run in this process
 	started  chan struct{} // closed when an operation starts
 	warned   [3]int64      // the figures of the last warning given: held, refused, given up
 }
@@ -119,19 +123,34 @@ func newOperations(c *client.Client) *operations {
 // function it returns ends it, adding the rate-limit warning to diags when
 // it is the run's last (above) and the limit slowed the run noticeably.
 // A nil *operations (an unconfigured provider) does nothing.
-func (o *operations) operation() (end func(diags *diag.Diagnostics)) {
+func (o *operations) operation() (end func(diags *diag.Diagnostics)) { return o.begin(kindOther) }
+
+// planning is operation for a create's plan, and applying for a create.
+func (o *operations) planning() (end func(diags *diag.Diagnostics)) { return o.begin(kindPlan) }
+func (o *operations) applying() (end func(diags *diag.Diagnostics)) { return o.begin(kindApply) }
+
+type operationKind int
+
+const (
+	kindOther operationKind = iota
+	kindPlan
+	kindApply
+)
+
+func (o *operations) begin(kind operationKind) (end func(diags *diag.Diagnostics)) {
 	if o == nil {
 		return func(*diag.Diagnostics) {}
 	}
 	o.mu.Lock()
 	o.inFlight++
+	o.applied = o.applied || kind == kindApply
 	close(o.started)
 	o.started = make(chan struct{})
 	o.mu.Unlock()
 	return func(diags *diag.Diagnostics) {
 		o.mu.Lock()
 		o.inFlight--
-		idle, started := o.inFlight == 0, o.started
+		idle, started := o.inFlight == 0 && !(kind == kindPlan && o.applied), o.started
 		o.mu.Unlock()
 		if !idle || o.client.RateLimitSlowdown().Held < diagnostics.NoticeableSlowdown {
 			return

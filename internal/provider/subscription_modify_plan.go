@@ -84,7 +84,7 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 // It says what the apply may do with subscriptions a killed run left out
 // of state (recovery.go).
 func planCreate(ctx context.Context, run *operations, p *preflight, rec *recovery, config tfsdk.Config, diags *diag.Diagnostics) {
-	defer run.operation()(diags)
+	defer run.planning()(diags)
 	diags.Append(rec.planWarnings(ctx, config)...)
 	p.checkCreate(ctx, config, func() bool { return rec.mayTake(ctx, config) }, diags)
 }

@@ -207,7 +207,7 @@ func (r *subscriptionResource) Configure(_ context.Context, req resource.Configu
 }
 
 func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer r.run.operation()(&resp.Diagnostics)
+	defer r.run.applying()(&resp.Diagnostics)
 	// The plan is a value of the state's schema, unknowns included: the
 	// codec reads it as it reads a state.
 	var plan subscriptionResourceModel
