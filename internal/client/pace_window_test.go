@@ -53,13 +53,15 @@ func TestPaceFixedWindowOneApply(t *testing.T) {
 
 // Three pipelines of 40 creates in a window of 50 per 10 s, worst of the
 // staggers: none fails, at most 5% are answered 429, the slowest ends
-// within two windows and 20%, and the fields are never slower than none.
-// Measured: without fields 2.4% to 4.8% refused, the slowest 20.03 s to
-// 21.01 s; with either form 0.8% to 1.6%, 20.07 s to 20.92 s. Started at
-// one instant the fields' run ends 0.5 s after the one without: a 429 at
-// the second window's end, whose Retry-After (whole seconds) outlasts
-// the window by that much. (Main at 2c235c7, reading the fields as a
-// bucket's: 41.2 s.)
+// within two windows and 20%, and the fields never cost a window: the
+// slowest with them ends within a second of the slowest without. Measured:
+// without fields 2.4% to 4.8% refused, the slowest 20.03 s to 21.01 s;
+// with either form 0.8% to 2.4%, 20.07 s to 21.21 s. A run with the fields
+// can end up to 0.5 s after the same run without them (and in about one
+// run of 15, the worst of the starts 0.2 s after the worst without): a
+// 429 at a window's end, when processes spreading the count's last units
+// spend the same one, whose whole-second Retry-After outlasts the window.
+// (Main at 2c235c7, reading the fields as a bucket's: 41.2 s.)
 func TestPaceFixedWindowPipelines(t *testing.T) {
 	t.Parallel()
 	worst := map[emulator.QuotaFields]fleetFigures{}
@@ -86,8 +88,8 @@ func TestPaceFixedWindowPipelines(t *testing.T) {
 		}
 	}
 	for _, fields := range fieldForms[1:] {
-		if slowest[fields] > slowest[emulator.QuotaFieldsNone] {
-			t.Errorf("%s: slowest %v, slower than without fields (%v)", formName(fields), slowest[fields], slowest[emulator.QuotaFieldsNone])
+		if slowest[fields] > slowest[emulator.QuotaFieldsNone]+time.Second {
+			t.Errorf("%s: slowest %v, more than a second after the slowest without fields (%v)", formName(fields), slowest[fields], slowest[emulator.QuotaFieldsNone])
 		}
 	}
 }
