@@ -150,7 +150,7 @@ func (o *operations) begin(kind operationKind) (end func(diags *diag.Diagnostics
 	return func(diags *diag.Diagnostics) {
 		o.mu.Lock()
 		o.inFlight--
-		idle, started := o.inFlight == 0 && !(kind == kindPlan && o.applied), o.started
+		idle, started := o.inFlight == 0 && (kind != kindPlan || !o.applied), o.started
 		o.mu.Unlock()
 		if !idle || o.client.RateLimitSlowdown().Held < diagnostics.NoticeableSlowdown {
 			return
