@@ -9,11 +9,12 @@ import (
 
 // share takes the quota fields of an answer that was not a 429, or of a
 // 429 that found nothing left (rules 7 to 11).
-func (p *policy) share(now time.Time, epoch int, q quotaReading) {
+func (p *policy) share(now, sentAt time.Time, epoch int, q quotaReading) {
 	adopted := p.byCount() || p.quotaCap > 0
 	ended := p.windowEnded(now)
 	shape := p.quota.shape()
-	if !p.quota.take(q, now, p.tune.wholeSecond, p.inFlight) {
+	readBefore, leftBefore := p.quota.readAt, p.quota.remaining
+	if !p.quota.take(q, now, sentAt, p.tune.wholeSecond) {
 		return
 	}
 	if !adopted || p.quota.shape() != shape && p.byCount() {
@@ -26,7 +27,9 @@ func (p *policy) share(now time.Time, epoch int, q quotaReading) {
 	case modeByBucket:
 		p.shareBucket(now, epoch, q)
 	case modeByWindow:
-		p.shareWindow(now, q, ended || !adopted)
+		// A count that rose, for a request sent after the reading before,
+		// is a window begun whose end the readings had not reached.
+		p.shareWindow(now, q, ended || !adopted || sentAt.After(readBefore) && q.remaining > leftBefore+1)
 	}
 }
 
@@ -192,36 +195,23 @@ func (p *policy) windowLeft(now time.Time) float64 {
 	return p.mirror
 }
 
-// windowRate is rule 11's rate: as fast as the probe while the process is
-// alone or more than slackFrac of the count is left; else what is left
-// spread over the time left.
-func (p *policy) windowRate(now time.Time) rate.Limit {
-	left := p.windowLeft(now)
-	if !p.crowded || p.windowEnded(now) || left > float64(p.quota.limit)*p.tune.slackFrac {
-		return rate.Every(p.tune.probeInterval)
-	}
-	untilEnd := max(p.quota.untilWhole(now), p.tune.probeInterval)
-	return min(rate.Every(p.tune.probeInterval), rate.Limit(max(left, 1)/untilEnd.Seconds()))
-}
-
 // windowWatch is a window's count since its first reading, to tell
 // whether others spend it too.
 type windowWatch struct {
-	left         int  // the count at the window's first reading
-	own          int  // this client's answers since
-	others       bool // the count fell by more than they took
-	othersBefore bool // and did in the window before
+	left   int  // the count at the window's first reading
+	own    int  // this client's answers since
+	others bool // the count fell by more than they took
 }
 
-// shareWindow follows a window's count (rule 11): within a window, the
+// shareWindow follows a window's count (rule 11). Within a window, the
 // count lost more than this client's own answers since its first reading
-// when others spend it too. begun says this reading is the window's first.
+// when others spend it too, which the run's report says. begun says this
+// reading is the window's first.
 func (p *policy) shareWindow(now time.Time, q quotaReading, begun bool) {
 	w := &p.windowWatch
-	begun = begun || q.remaining > w.left+1+max(p.inFlight, p.quota.inFlight)
 	switch {
 	case begun:
-		*w = windowWatch{left: q.remaining, othersBefore: w.others}
+		*w = windowWatch{left: q.remaining}
 	default:
 		w.own++
 		// This client's requests still in flight may have been counted
@@ -234,7 +224,6 @@ func (p *policy) shareWindow(now time.Time, q quotaReading, begun bool) {
 			w.others, p.othersSeen = true, true
 		}
 	}
-	p.crowded = w.others || w.othersBefore
 	left := float64(q.remaining - p.inFlight)
 	if !begun {
 		// Within a window the count only falls: an answer that says more
@@ -247,7 +236,7 @@ func (p *policy) shareWindow(now time.Time, q quotaReading, begun bool) {
 // windowRefused takes a 429 in a window: nothing is left until its end, as
 // far as this client can tell; othersSpent says its reckoning held some.
 func (p *policy) windowRefused(now time.Time, a answer, othersSpent bool) {
-	if a.fields && !p.distrusted && !p.quota.take(a.quota, now, p.tune.wholeSecond, p.inFlight) {
+	if a.fields && !p.distrusted && !p.quota.take(a.quota, now, a.sentAt, p.tune.wholeSecond) {
 		return // a late answer of a window already over
 	}
 	if end := p.closedUntil; p.quota.resetAt.Before(end) {
@@ -255,6 +244,6 @@ func (p *policy) windowRefused(now time.Time, a answer, othersSpent bool) {
 	}
 	p.mirror, p.mirrorAt, p.sentAfterEnd, p.sentNearEnd = 0, now, 0, 0
 	if othersSpent {
-		p.windowWatch.others, p.crowded, p.othersSeen = true, true, true
+		p.windowWatch.others, p.othersSeen = true, true
 	}
 }

@@ -51,6 +51,7 @@ type expect struct {
 	someDelay bool // check delay, even when it is 0
 	closed    time.Duration
 	shape     *quotaShape
+	others    *bool // whether the run would report others spending the quota
 }
 
 type policyRow struct {
@@ -81,6 +82,9 @@ func (r policyRow) check(tune tuning) []string {
 		if e.answer != nil {
 			a := *e.answer
 			a.epoch = epoch
+			if e.sends > 0 {
+				a.sentAt = now
+			}
 			if e.stale {
 				a.epoch = p.epoch - 1
 			}
@@ -108,6 +112,9 @@ func (r policyRow) check(tune tuning) []string {
 	}
 	if r.want.closed != 0 && p.closedFor(now) != r.want.closed {
 		errorf("closed for %v, want %v", p.closedFor(now), r.want.closed)
+	}
+	if r.want.others != nil && p.othersSeen != *r.want.others {
+		errorf("others seen: %v, want %v", p.othersSeen, *r.want.others)
 	}
 	if r.want.shape != nil && p.quota.shape() != *r.want.shape {
 		errorf("shape %v, want %v", p.quota.shape(), *r.want.shape)
@@ -151,6 +158,8 @@ func one(e event) []event { return []event{e} }
 var (
 	window = shapeWindow
 	bucket = shapeBucket
+	yes    = true
+	no     = false
 )
 
 // Rules 1 to 6: without the quota fields.
@@ -387,21 +396,14 @@ func windowRows() []policyRow {
 			want:   expect{at: 9 * time.Second, mode: modeByWindow, someDelay: true, delay: 0},
 		},
 		{
-			name: "rule 11: crowded, with at most slackFrac of the count left, what is left is spread over the time left", pins: "slackFrac",
-			given:  func(p *policy) { p.windowWatch.others = true },
-			events: seq(adoptWindow(50, 10*time.Second, 30, 8*time.Second), one(event{at: 0, sends: 1, answer: withFields(ok200(), 50, 10*time.Second, 20, 8*time.Second)})),
-			want:   expect{at: 4 * time.Second, mode: modeByWindow, rate: 20.0 / 4},
-		},
-		{
-			name: "rule 11: crowded, with more than slackFrac left, as fast as alone", pins: "slackFrac",
-			given:  func(p *policy) { p.windowWatch.others = true },
-			events: seq(adoptWindow(50, 10*time.Second, 40, 8*time.Second), one(event{at: 0, sends: 1, answer: withFields(ok200(), 50, 10*time.Second, 30, 8*time.Second)})),
-			want:   expect{at: 4 * time.Second, mode: modeByWindow, rate: 1000},
-		},
-		{
-			name:   "rule 11: the count falling by more than this client's answers shows others",
+			name:   "rule 11: the count falling by more than this client's answers shows others, and what is left still goes at once",
 			events: seq(adoptWindow(50, 10*time.Second, 45, 8*time.Second), one(event{at: time.Second, sends: 1, answer: withFields(ok200(), 50, 10*time.Second, 20, 7*time.Second)})),
-			want:   expect{at: 2 * time.Second, mode: modeByWindow, rate: 20.0 / 6},
+			want:   expect{at: 2 * time.Second, mode: modeByWindow, rate: 1000, others: &yes},
+		},
+		{
+			name:   "rule 11: a count that fell by this client's answers alone shows no others",
+			events: seq(adoptWindow(50, 10*time.Second, 45, 8*time.Second), one(event{at: time.Second, sends: 1, answer: withFields(ok200(), 50, 10*time.Second, 44, 7*time.Second)})),
+			want:   expect{at: 2 * time.Second, mode: modeByWindow, others: &no},
 		},
 		{
 			name:   "rule 12: a 429 wins: closed for its Retry-After, nothing reckoned left",

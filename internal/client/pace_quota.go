@@ -39,7 +39,6 @@ type quotaModel struct {
 	readAt    time.Time // made then,
 	resetAt   time.Time // which said the quota is whole again then; zero: not said
 
-	inFlight int // requests in flight after it: their answers may come with a higher count
 
 	windowSeen, refillSeen bool
 }
@@ -53,19 +52,18 @@ func (m *quotaModel) shape() quotaShape {
 	return shapeBucket
 }
 
-// take adds a reading made at now, and reports whether it is news: an
-// answer counted in a window that had ended before the one the readings
-// before it described, arriving late, is not. wholeSecond is the
-// rounding of its times, and inFlight how many requests are still in
-// flight. An answer to a request in flight at the reading before may
-// have been counted before that reading's: a count that rises by no more
-// than those may be their order, not a refill.
-func (m *quotaModel) take(r quotaReading, now time.Time, wholeSecond time.Duration, inFlight int) bool {
+// take adds a reading made at now, of the answer to a request sent at
+// sentAt, and reports whether it is news: an answer counted in a window
+// that had ended before the one the readings before it described,
+// arriving late, is not. wholeSecond is the rounding of its times. A
+// count that rises says something only of a request sent after the
+// reading before it was made: answers arrive in any order, and others
+// spend the count between two of this client's requests.
+func (m *quotaModel) take(r quotaReading, now, sentAt time.Time, wholeSecond time.Duration) bool {
 	if m.shape() == shapeWindow && !m.resetAt.IsZero() && r.reset >= 0 && now.Add(r.reset).Before(m.resetAt.Add(-m.window).Add(wholeSecond)) {
 		return false
 	}
-	unordered := max(m.inFlight, inFlight)
-	m.inFlight = inFlight
+	ordered := sentAt.After(m.readAt)
 	first := m.limit == 0
 	m.limit, m.form = r.limit, r.form
 	switch {
@@ -74,7 +72,7 @@ func (m *quotaModel) take(r quotaReading, now time.Time, wholeSecond time.Durati
 	case !m.windowSaid:
 		m.window = max(m.window, r.reset.Round(time.Second), time.Second)
 	}
-	if !first && r.remaining > m.remaining+1+unordered && !m.resetAt.IsZero() && now.Add(wholeSecond).Before(m.resetAt) {
+	if !first && ordered && r.remaining > m.remaining+1 && !m.resetAt.IsZero() && now.Add(wholeSecond).Before(m.resetAt) {
 		m.refillSeen = true
 	}
 	if r.reset >= 0 {
@@ -85,14 +83,16 @@ func (m *quotaModel) take(r quotaReading, now time.Time, wholeSecond time.Durati
 		end := now.Add(r.reset)
 		// A window's t is rounded up to whole seconds, so each reading
 		// gives a bound on its end, and the earliest is the closest.
-		sameWindow := m.shape() == shapeWindow && !first && now.Before(m.resetAt) && r.remaining <= m.remaining+1+unordered
+		sameWindow := m.shape() == shapeWindow && !first && now.Before(m.resetAt) && !(ordered && r.remaining > m.remaining+1)
 		if !sameWindow || end.Before(m.resetAt) {
 			m.resetAt = end
 		}
 	} else {
 		m.resetAt = time.Time{}
 	}
-	m.remaining, m.readAt = r.remaining, now
+	if ordered || first {
+		m.remaining, m.readAt = r.remaining, now
+	}
 	return true
 }
 

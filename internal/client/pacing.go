@@ -33,6 +33,7 @@ func (t pacing) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	for sent := 0; ; sent++ {
 		epoch, err := t.pace.admit(ctx, start, deadline)
+		sentAt := time.Now()
 		if err != nil {
 			if a := attemptOf(ctx); a != nil {
 				a.written.Store(false) // nothing of this try was sent
@@ -57,7 +58,7 @@ func (t pacing) RoundTrip(req *http.Request) (*http.Response, error) {
 		if problem != "" {
 			t.pace.fieldProblem(ctx, problem)
 		}
-		t.pace.observe(ctx, answer{epoch: epoch, status: resp.StatusCode, retryAfter: retryAfter, quota: quota, fields: ok})
+		t.pace.observe(ctx, answer{epoch: epoch, sentAt: sentAt, status: resp.StatusCode, retryAfter: retryAfter, quota: quota, fields: ok})
 		if resp.StatusCode != http.StatusTooManyRequests {
 			return resp, nil
 		}
