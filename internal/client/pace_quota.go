@@ -39,7 +39,6 @@ type quotaModel struct {
 	readAt    time.Time // made then,
 	resetAt   time.Time // which said the quota is whole again then; zero: not said
 
-
 	windowSeen, refillSeen bool
 }
 
