@@ -82,7 +82,7 @@ func (m *quotaModel) take(r quotaReading, now, sentAt time.Time, wholeSecond tim
 		end := now.Add(r.reset)
 		// A window's t is rounded up to whole seconds, so each reading
 		// gives a bound on its end, and the earliest is the closest.
-		sameWindow := m.shape() == shapeWindow && !first && now.Before(m.resetAt) && !(ordered && r.remaining > m.remaining+1)
+		sameWindow := m.shape() == shapeWindow && !first && now.Before(m.resetAt) && (!ordered || r.remaining <= m.remaining+1)
 		if !sameWindow || end.Before(m.resetAt) {
 			m.resetAt = end
 		}
