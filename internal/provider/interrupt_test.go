@@ -195,18 +195,7 @@ func TestCLI_interruptedPlanStopsReading(t *testing.T) {
 func TestCLI_planUnderAQuotaIsBoundedAndSaysSo(t *testing.T) {
 	t.Parallel()
 	acctest.SkipUnlessAcceptance(t)
-	srv := startEmulator(t)
-	srv.SetFaults(emulator.Faults{RetryAfterSeconds: 1, Rules: []emulator.FaultRule{{PathPrefix: "/v1/", Action: "status", Status: 429}}})
-	tf := newTerraformCLI(t)
-	tf.Write("main.tf", cliProvider(srv)+`
-resource "mobileplan_subscription" "phone" {
-  count   = 3
-  plan_id = "plan_001"
-  timeouts {
-    create = "5s"
-  }
-}
-`)
+	srv, tf := closedQuota(t, "5s")
 	started := time.Now()
 	plan := startBackground(t, tf, "plan", "-input=false")
 	select {
@@ -242,18 +231,7 @@ resource "mobileplan_subscription" "phone" {
 func TestCLI_applyUnderAQuotaEndsWithinItsCreateTimeout(t *testing.T) {
 	t.Parallel()
 	acctest.SkipUnlessAcceptance(t)
-	srv := startEmulator(t)
-	srv.SetFaults(emulator.Faults{RetryAfterSeconds: 1, Rules: []emulator.FaultRule{{PathPrefix: "/v1/", Action: "status", Status: 429}}})
-	tf := newTerraformCLI(t)
-	tf.Write("main.tf", cliProvider(srv)+`
-resource "mobileplan_subscription" "phone" {
-  count   = 3
-  plan_id = "plan_001"
-  timeouts {
-    create = "10s"
-  }
-}
-`)
+	srv, tf := closedQuota(t, "10s")
 	started := time.Now()
 	out, code := tf.Run(nil, "apply", "-auto-approve", "-input=false")
 	took := time.Since(started)
@@ -265,4 +243,23 @@ resource "mobileplan_subscription" "phone" {
 	if limit := 10*time.Second + 8*time.Second; took > limit {
 		t.Errorf("the apply took %v, want at most %v: the creates' timeout, and a few seconds", took, limit)
 	}
+}
+
+// closedQuota is a service whose rate limit refuses every request, and a
+// configuration of 3 creates with the given timeouts.create.
+func closedQuota(t *testing.T, createTimeout string) (*emulatortest.Server, *acctest.CLI) {
+	t.Helper()
+	srv := startEmulator(t)
+	srv.SetFaults(emulator.Faults{RetryAfterSeconds: 1, Rules: []emulator.FaultRule{{PathPrefix: "/v1/", Action: "status", Status: 429}}})
+	tf := newTerraformCLI(t)
+	tf.Write("main.tf", cliProvider(srv)+fmt.Sprintf(`
+resource "mobileplan_subscription" "phone" {
+  count   = 3
+  plan_id = "plan_001"
+  timeouts {
+    create = %q
+  }
+}
+`, createTimeout))
+	return srv, tf
 }
