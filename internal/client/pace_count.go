@@ -132,8 +132,9 @@ func (p *policy) watchOthers(q quotaReading, now time.Time) {
 }
 
 // cut multiplies a bucket's rate in use by shareCut for each second since
-// the last cut, at most cutSpan of them: a process sending slowly sees
-// the count less often than a fast one, and must slow down as much.
+// it was last set (a reading or a cut), at most cutSpan of them: a
+// process sending slowly sees the count less often than a fast one, and
+// must slow down as much.
 func (p *policy) cut(now time.Time, why string) {
 	quota := rate.Limit(p.quota.perSecond())
 	seconds := min(p.tune.cutSpan, max(1, now.Sub(p.cutAt).Seconds()))
@@ -174,7 +175,11 @@ func (p *policy) countDelay(now time.Time) time.Duration {
 		if d := p.quota.untilWhole(now); d > 0 {
 			return d
 		}
-		// The end came and no answer has said so yet: one request asks.
+		// The end came and what was sent after it used the count; the
+		// answers on their way will say what the new window holds.
+		if p.inFlight > 0 {
+			return p.tune.wholeSecond
+		}
 		return 0
 	}
 	return 0
@@ -239,8 +244,13 @@ func (p *policy) windowRefused(now time.Time, a answer, othersSpent bool) {
 	if a.fields && !p.distrusted && !p.quota.take(a.quota, now, a.sentAt, p.tune.wholeSecond) {
 		return // a late answer of a window already over
 	}
-	if end := p.closedUntil; p.quota.resetAt.Before(end) {
-		p.quota.resetAt = end
+	if p.quota.resetAt.Before(p.closedUntil) {
+		p.quota.resetAt = p.closedUntil
+	}
+	if !p.quota.resetAt.After(now) {
+		// Refused past the end it had, with no Retry-After or t to say
+		// another: the window's length from now, not a new count at once.
+		p.quota.resetAt = now.Add(p.quota.window)
 	}
 	p.mirror, p.mirrorAt, p.sentAfterEnd, p.sentNearEnd = 0, now, 0, 0
 	if othersSpent {

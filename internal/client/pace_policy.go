@@ -55,8 +55,9 @@ import (
 //     half the bucket is left (growFrac; none at markFrac), up to
 //     sharedMaxFactor times it. An answer that leaves under markFrac of
 //     the bucket cuts it by shareCut; a 429 cuts it by shareCut for each
-//     second since the last cut, at most cutSpan of them (a process
-//     sending slowly sees the count less often, and must slow as much). Once the count shows others spending it
+//     second since the rate was last set (by a reading or a cut), at most
+//     cutSpan of them: a process sending slowly sees the count less
+//     often, and must slow as much. Once the count shows others spending it
 //     (over a second, it fell by more than this client's requests took),
 //     every process moves its rate by priceGain of the way toward the same
 //     function of the count: priceMax times the quota's rate times the
@@ -285,7 +286,7 @@ func (p *policy) reserve(now time.Time) admission {
 	switch p.mode {
 	case modeByRefusals:
 		a.cause = causeRefusals
-	case modeByBucket, modeByWindow:
+	case modeByBucket:
 		a.cause = causeCount
 	}
 	if d := p.countDelay(now); d > a.delay {
@@ -295,7 +296,10 @@ func (p *policy) reserve(now time.Time) admission {
 		a.delay = 0
 	}
 	if p.ceiling != nil {
-		c := p.ceiling.ReserveN(now, 1)
+		// Reserved for when the request would go: a token taken now,
+		// while it then waited for the count, would refill meanwhile and
+		// let the next request follow at once.
+		c := p.ceiling.ReserveN(now.Add(a.delay), 1)
 		a.reservations = append(a.reservations, c)
 		if d := c.DelayFrom(now); d > a.delay || d == a.delay && d > 0 && a.cause == causeProbe {
 			a.delay, a.cause = d, causeCeiling

@@ -406,6 +406,12 @@ func windowRows() []policyRow {
 			want:   expect{at: 2 * time.Second, mode: modeByWindow, others: &no},
 		},
 		{
+			name: "rule 11: refused past the window's end with no Retry-After or t: the next end a window from now",
+			events: seq(adoptWindow(50, 10*time.Second, 45, 9*time.Second), one(event{at: 8 * time.Second, sends: 1, answer: withFields(ok200(), 50, 10*time.Second, 0, time.Second)}),
+				one(event{at: 10 * time.Second, sends: 1, answer: refused(0)})),
+			want: expect{at: 10 * time.Second, mode: modeByWindow, delay: 10 * time.Second},
+		},
+		{
 			name:   "rule 12: a 429 wins: closed for its Retry-After, nothing reckoned left",
 			events: seq(adoptWindow(50, 10*time.Second, 45, 8*time.Second), one(event{at: time.Second, sends: 1, answer: withFields(refused(7*time.Second), 50, 10*time.Second, 0, 7*time.Second)})),
 			want:   expect{at: 2 * time.Second, mode: modeByWindow, closed: 6 * time.Second, delay: 6 * time.Second},

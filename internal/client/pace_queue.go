@@ -82,6 +82,15 @@ func newPace(ceiling float64) *pace {
 // halt stops the pace for good.
 func (p *pace) halt() { p.stop.Do(func() { close(p.stopped) }) }
 
+func (p *pace) isStopped() bool {
+	select {
+	case <-p.stopped:
+		return true
+	default:
+		return false
+	}
+}
+
 // flushNotes logs what the policy did. The caller holds p.mu.
 func (p *pace) flushNotes(ctx context.Context) {
 	for _, n := range p.policy.notes {
@@ -100,9 +109,10 @@ func (p *pace) observe(ctx context.Context, a answer) {
 		p.refused++
 	}
 	switch {
-	case a.status == 429, p.policy.mode != mode && p.policy.mode == modeProbing:
-		// Refused, or the fields no longer believed: what the head waits
-		// for changed.
+	case a.status == 429, p.policy.mode != mode && (p.policy.mode == modeProbing || mode == modeByWindow):
+		// Refused, the fields no longer believed, or a window (whose end
+		// the head may be waiting for) found to be something else: what
+		// the head waits for changed.
 		p.wake()
 	case p.policy.epoch != epoch && p.policy.mode == mode:
 		// A cut. (The fields' first reading sets a rate the head's place
@@ -128,6 +138,14 @@ func (p *pace) fieldProblem(ctx context.Context, problem string) {
 	if !logged {
 		tflog.Debug(ctx, "mobileplan API rate limit: ignoring quota fields that cannot be used", map[string]any{"problem": problem})
 	}
+}
+
+// unanswered takes a request admitted but never answered (a transport
+// error, a timeout) off the requests in flight.
+func (p *pace) unanswered() {
+	p.mu.Lock()
+	p.policy.inFlight = max(0, p.policy.inFlight-1)
+	p.mu.Unlock()
 }
 
 // gaveUpAnswered counts a request whose last answer was a 429 it could
@@ -170,6 +188,11 @@ func (p *pace) admit(ctx context.Context, start, deadline time.Time) (int, error
 		}
 		a := p.policy.reserve(now)
 		if a.delay <= 0 {
+			if p.isStopped() {
+				a.cancel(now)
+				p.mu.Unlock()
+				return 0, ErrStopped
+			}
 			epoch := p.policy.sent(now)
 			p.mu.Unlock()
 			return epoch, nil
@@ -187,8 +210,14 @@ func (p *pace) admit(ctx context.Context, start, deadline time.Time) (int, error
 		}
 		err := p.hold(ctx, a.delay, changed, a.cause)
 		if err == nil {
-			// Its place came: it goes, on the place it slept for.
+			// Its place came: it goes, on the place it slept for, unless
+			// the pace stopped at the same instant.
 			p.mu.Lock()
+			if p.isStopped() {
+				a.cancel(time.Now())
+				p.mu.Unlock()
+				return 0, ErrStopped
+			}
 			epoch := p.policy.sent(time.Now())
 			p.mu.Unlock()
 			return epoch, nil
@@ -246,7 +275,10 @@ func (p *pace) ended(err error, start, deadline time.Time) error {
 	now := time.Now()
 	cause := causeRefusals
 	if p.policy.mode == modeProbing || p.policy.mode == modeRefusedOnce {
-		cause = causeCeiling
+		cause = causeProbe
+		if p.policy.ceiling != nil {
+			cause = causeCeiling
+		}
 	}
 	if p.policy.byCount() {
 		cause = causeCount
@@ -276,7 +308,7 @@ func (p *pace) waitError(now, start, deadline time.Time, cause waitCause, delay 
 		}
 	case causeRefusals, causeCeiling, causeProbe:
 		e.Queued, e.Rate = delay, float64(pol.inUse(now))
-		e.Ceiling = cause == causeCeiling || pol.ceiling != nil && pol.inUse(now) >= pol.ceiling.Limit()
+		e.Ceiling = pol.ceiling != nil && (cause == causeCeiling || pol.inUse(now) >= pol.ceiling.Limit())
 	}
 	return e
 }
@@ -385,8 +417,8 @@ type RateLimitSlowdown struct {
 // client's part of it.
 type QuotaShare struct {
 	// Limit requests per Window; PerSecond is their rate, Form names the
-	// fields that said so, and Window is set when the count came back
-	// whole at the window's end rather than refilling as it went.
+	// fields that said so, and FixedWindow is set when the count came
+	// back whole at the window's end rather than refilling as it went.
 	Limit       int
 	Window      time.Duration
 	PerSecond   float64

@@ -673,3 +673,75 @@ func TestPaceWaitErrorCountsTheWholeWait(t *testing.T) {
 		}
 	})
 }
+
+// A request that never got an answer (a transport error) is no longer
+// counted in flight: the quota's reckoning subtracts the requests in
+// flight, and one counted for ever held a window's last units back.
+func TestPaceTransportErrorsAreNotInFlight(t *testing.T) {
+	t.Parallel()
+	p := newPace(0)
+	rt := pacing{pace: p, maxWait: time.Minute, next: failingTransport{}}
+	for range 3 {
+		req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1:8089/v1/plans", nil)
+		if _, err := rt.RoundTrip(req); err == nil {
+			t.Fatal("RoundTrip succeeded over a failing transport")
+		}
+	}
+	if n := p.policy.inFlight; n != 0 {
+		t.Errorf("%d requests in flight after 3 transport errors, want 0", n)
+	}
+}
+
+type failingTransport struct{}
+
+func (failingTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	return nil, errors.New("connection reset")
+}
+
+// A ceiling holds even after a wait for the quota's count: a request that
+// waited 5 s for a window's end takes its ceiling's token when it goes,
+// so the next one waits a full interval after it.
+func TestPaceCeilingHoldsAfterAWaitForTheCount(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		p := newPace(0.5)
+		start := time.Now()
+		p.observe(bg, answer{epoch: p.policy.epoch, sentAt: start, status: http.StatusOK, fields: true,
+			quota: quotaReading{limit: 50, window: 10 * time.Second, remaining: 45, reset: 9 * time.Second, form: "RateLimit"}})
+		p.observe(bg, answer{epoch: p.policy.epoch, sentAt: start, status: http.StatusOK, fields: true,
+			quota: quotaReading{limit: 50, window: 10 * time.Second, remaining: 0, reset: 5 * time.Second, form: "RateLimit"}})
+		var sent []time.Duration
+		for range 2 {
+			if _, err := p.admit(bg, time.Now(), time.Now().Add(time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+			sent = append(sent, time.Since(start))
+		}
+		if sent[0] != 5*time.Second || sent[1] != 7*time.Second {
+			t.Errorf("sent at %v, want 5s (the window's end) and 7s (one interval of the ceiling after)", sent)
+		}
+	})
+}
+
+// A request that runs out of time in the queue behind another, with no
+// ceiling set, does not blame one.
+func TestPaceWaitErrorWithoutACeilingNamesNone(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		p := newPace(0)
+		p.observe(bg, answer{epoch: p.policy.epoch, status: http.StatusTooManyRequests, retryAfter: 3 * time.Second})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _ = p.admit(bg, time.Now(), time.Now().Add(10*time.Second))
+		}()
+		synctest.Wait()
+		ctx, cancel := context.WithTimeout(bg, time.Second)
+		defer cancel()
+		_, err := p.admit(ctx, time.Now(), time.Now().Add(time.Second))
+		<-done
+		if err == nil || strings.Contains(err.Error(), "ceiling") {
+			t.Errorf("admit: %v; want a wait error that names no ceiling", err)
+		}
+	})
+}

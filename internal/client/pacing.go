@@ -42,6 +42,7 @@ func (t pacing) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		if sent > 0 {
 			if req, err = rewound(req); err != nil {
+				t.pace.unanswered()
 				return nil, err
 			}
 			if a := attemptOf(ctx); a != nil {
@@ -50,6 +51,7 @@ func (t pacing) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		resp, err := t.next.RoundTrip(req)
 		if err != nil {
+			t.pace.unanswered()
 			return nil, err
 		}
 		now := time.Now()

@@ -166,7 +166,9 @@ func (o *operations) begin(kind operationKind) (end func(diags *diag.Diagnostics
 		figures := [3]int64{int64(s.Held), int64(s.Refused), int64(s.GaveUp)}
 		o.mu.Lock()
 		repeat := figures == o.warned || o.inFlight > 0
-		o.warned = figures
+		if !repeat {
+			o.warned = figures
+		}
 		o.mu.Unlock()
 		if !repeat {
 			diags.Append(diagnostics.RateLimitSlowed(s))
