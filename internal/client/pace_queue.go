@@ -157,17 +157,17 @@ func (p *pace) gaveUpAnswered() {
 }
 
 // admit returns when a request that began waiting at start may be sent,
-// with the cut it is sent under; or an error when ctx ends, the pace
+// with its ticket (the cut it is sent under, its place among the sends); or an error when ctx ends, the pace
 // stops, or the wait would pass deadline.
-func (p *pace) admit(ctx context.Context, start, deadline time.Time) (int, error) {
+func (p *pace) admit(ctx context.Context, start, deadline time.Time) (ticket, error) {
 	if err := p.awaitTurn(ctx, start, deadline); err != nil {
-		return 0, err
+		return ticket{}, err
 	}
 	defer func() { <-p.turn }()
 	for {
 		select {
 		case <-p.stopped:
-			return 0, ErrStopped
+			return ticket{}, ErrStopped
 		default:
 		}
 		p.mu.Lock()
@@ -176,13 +176,13 @@ func (p *pace) admit(ctx context.Context, start, deadline time.Time) (int, error
 			if now.Add(wait).After(deadline) {
 				err := p.waitError(now, start, deadline, causeRetryAfter, wait)
 				p.mu.Unlock()
-				return 0, err
+				return ticket{}, err
 			}
 			changed := p.changed
 			p.mu.Unlock()
 			tflog.Debug(ctx, "mobileplan API rate limit: waiting for the service's Retry-After", map[string]any{"wait_ms": wait.Milliseconds()})
 			if err := p.hold(ctx, wait, changed, causeRetryAfter); err != nil && !errors.Is(err, errChanged) {
-				return 0, p.ended(err, start, deadline)
+				return ticket{}, p.ended(err, start, deadline)
 			}
 			continue
 		}
@@ -191,17 +191,17 @@ func (p *pace) admit(ctx context.Context, start, deadline time.Time) (int, error
 			if p.isStopped() {
 				a.cancel(now)
 				p.mu.Unlock()
-				return 0, ErrStopped
+				return ticket{}, ErrStopped
 			}
-			epoch := p.policy.sent(now)
+			t := p.policy.sent(now)
 			p.mu.Unlock()
-			return epoch, nil
+			return t, nil
 		}
 		if now.Add(a.delay).After(deadline) {
 			a.cancel(now)
 			err := p.waitError(now, start, deadline, a.cause, a.delay)
 			p.mu.Unlock()
-			return 0, err
+			return ticket{}, err
 		}
 		changed := p.changed
 		p.mu.Unlock()
@@ -216,17 +216,17 @@ func (p *pace) admit(ctx context.Context, start, deadline time.Time) (int, error
 			if p.isStopped() {
 				a.cancel(time.Now())
 				p.mu.Unlock()
-				return 0, ErrStopped
+				return ticket{}, ErrStopped
 			}
-			epoch := p.policy.sent(time.Now())
+			t := p.policy.sent(time.Now())
 			p.mu.Unlock()
-			return epoch, nil
+			return t, nil
 		}
 		p.mu.Lock()
 		a.cancel(time.Now())
 		p.mu.Unlock()
 		if !errors.Is(err, errChanged) {
-			return 0, p.ended(err, start, deadline)
+			return ticket{}, p.ended(err, start, deadline)
 		}
 	}
 }

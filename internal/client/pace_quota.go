@@ -83,6 +83,11 @@ func (m *quotaModel) take(r quotaReading, now, sentAt time.Time, wholeSecond tim
 		// A window's t is rounded up to whole seconds, so each reading
 		// gives a bound on its end, and the earliest is the closest.
 		sameWindow := m.shape() == shapeWindow && !first && now.Before(m.resetAt) && (!ordered || r.remaining <= m.remaining+1)
+		if sameWindow && ordered && end.After(m.resetAt.Add(wholeSecond)) {
+			// Spending pushed the time it is whole again later, as a
+			// bucket's t (until it is full) does: the later time holds.
+			sameWindow = false
+		}
 		if !sameWindow || end.Before(m.resetAt) {
 			m.resetAt = end
 		}

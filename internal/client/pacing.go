@@ -31,8 +31,8 @@ func (t pacing) RoundTrip(req *http.Request) (*http.Response, error) {
 	if d, set := ctx.Value(rateLimitWaitKey{}).(time.Duration); set && start.Add(d).Before(deadline) {
 		deadline = start.Add(d)
 	}
-	for sent := 0; ; sent++ {
-		epoch, err := t.pace.admit(ctx, start, deadline)
+	for try := 0; ; try++ {
+		sent, err := t.pace.admit(ctx, start, deadline)
 		sentAt := time.Now()
 		if err != nil {
 			if a := attemptOf(ctx); a != nil {
@@ -40,7 +40,7 @@ func (t pacing) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			return nil, err
 		}
-		if sent > 0 {
+		if try > 0 {
 			if req, err = rewound(req); err != nil {
 				t.pace.unanswered()
 				return nil, err
@@ -60,7 +60,7 @@ func (t pacing) RoundTrip(req *http.Request) (*http.Response, error) {
 		if problem != "" {
 			t.pace.fieldProblem(ctx, problem)
 		}
-		t.pace.observe(ctx, answer{epoch: epoch, sentAt: sentAt, status: resp.StatusCode, retryAfter: retryAfter, quota: quota, fields: ok})
+		t.pace.observe(ctx, answer{epoch: sent.epoch, seq: sent.seq, sentAt: sentAt, status: resp.StatusCode, retryAfter: retryAfter, quota: quota, fields: ok})
 		if resp.StatusCode != http.StatusTooManyRequests {
 			return resp, nil
 		}
