@@ -29,7 +29,7 @@ func (p *policy) share(now, sentAt time.Time, epoch, seq int, q quotaReading) {
 	case modeByWindow:
 		// A count that rose, for a request sent after the reading before,
 		// is a window begun whose end the readings had not reached.
-		p.shareWindow(now, q, seq, ended || !adopted || sentAt.After(readBefore) && q.remaining > leftBefore+1)
+		p.shareWindow(q, seq, ended || !adopted || sentAt.After(readBefore) && q.remaining > leftBefore+1)
 	}
 }
 
@@ -212,7 +212,7 @@ type windowWatch struct {
 // count lost more than this client's own answers since its first reading
 // when others spend it too, which the run's report says. begun says this
 // reading is the window's first.
-func (p *policy) shareWindow(now time.Time, q quotaReading, seq int, begun bool) {
+func (p *policy) shareWindow(q quotaReading, seq int, begun bool) {
 	w := &p.windowWatch
 	switch {
 	case begun:
@@ -235,7 +235,7 @@ func (p *policy) shareWindow(now time.Time, q quotaReading, seq int, begun bool)
 	if begun || best < p.windowBest {
 		p.windowBest = best
 	}
-	p.mirrorAt, p.sentAfterEnd, p.sentNearEnd = now, 0, 0
+	p.sentAfterEnd, p.sentNearEnd = 0, 0
 }
 
 // windowRefused takes a 429 in a window: nothing is left until its end, as
@@ -252,7 +252,7 @@ func (p *policy) windowRefused(now time.Time, a answer, othersSpent bool) {
 		// another: the window's length from now, not a new count at once.
 		p.quota.resetAt = now.Add(p.quota.window)
 	}
-	p.windowBest, p.mirrorAt, p.sentAfterEnd, p.sentNearEnd = p.sendSeq, now, 0, 0
+	p.windowBest, p.sentAfterEnd, p.sentNearEnd = p.sendSeq, 0, 0
 	if othersSpent {
 		p.windowWatch.others, p.othersSeen = true, true
 	}

@@ -186,7 +186,7 @@ type policy struct {
 	distrusted                bool // rule 12
 	quota                     quotaModel
 	capacity                  int     // a bucket: the most units the fields said were left, plus one
-	mirror                    float64 // units reckoned left at the service at mirrorAt (rules 9 and 11)
+	mirror                    float64 // a bucket: units reckoned left at the service at mirrorAt (rule 9)
 	mirrorAt                  time.Time
 	sendSeq                   int     // requests sent so far
 	windowBest                int     // a window: the least of count + place over its answers (windowLeft)
