@@ -26,49 +26,59 @@ const pagedRefreshCatchUp = 250 * time.Millisecond
 // refreshing plan of 500 subscriptions takes about 20 requests instead of
 // 500, which matters once the service limits requests per second.
 //
-// Terraform sends one ReadResource per subscription, up to 10 at once, and
-// never says how many will come or which. So the scan is lazy: a Read looks
-// in the pages read so far; when its subscription is not there, it waits for
-// the next page, which one Read at a time fetches for all; and it falls back
-// to its own GET when the list has ended, a page failed, or the scan is no
+// Terraform sends one ReadResource per subscription, up to 10 at once, in
+// no particular order, and never says how many will come. So the scan is
+// lazy: a Read looks in the pages read so far; when its subscription is not
+// there, it waits for the next page, which one Read at a time fetches for
+// all; and it falls back to its own GET when the list has ended, a page
+// failed, the scan has passed the subscription's place, or the scan is no
 // longer worth it. A subscription that no page brought is therefore always
 // read by its GET, whose 404 says it is gone.
 //
-// The scan's bound: a page is read only while pages read - Reads answered
-// from pages < min(pagedRefreshAllowance, Reads seen). A run costs pages +
-// (Reads - Reads answered from pages) requests against Reads for one GET
-// each, so the rule holds the extra cost to min(10, Reads): never more than
-// ten requests beyond one GET each, and never more than twice as many. The
-// list is newest first, so subscriptions under many newer ones found only
-// deep in it (10 of them under 1,000 newer) stop the scan after 10 pages
-// that found nothing, and are read by GET. The allowance lets the scan
-// cross pages of newer subscriptions Terraform does not manage (four pages
-// for 100 of them) before the first ones it does, while Terraform's
-// parallel Reads, answered as their pages arrive, catch up with it. The
-// bound is checked before each page, so a scan that stopped resumes when
-// later Reads, answered from pages already read, pay for more. That is the
-// price of not knowing the state's size: Terraform tends to refresh first
-// the instances it created first, the oldest, at the bottom of the list,
-// and when its first ten Reads all lie beyond the allowance, they take
-// their GETs before the pages take over.
+// The list is newest first, and each Read carries the subscription's
+// created_at from the state: once a page holds an older subscription, the
+// scan has passed its place, and a Read whose subscription no page brought
+// takes its GET at once (it is gone, or was never listed) instead of
+// waiting for pages that cannot bring it.
 //
-// The bound counts Reads answered, and a nearby service answers pages
-// faster than Terraform sends Reads: the scan runs ahead of them, and a
-// Read held back would take its GET although the next Reads will likely be
-// answered by pages already read. So a held-back Read first waits, without
-// sending anything, for another Read: up to pagedRefreshGrace when only the
-// Reads-seen term holds it back (Terraform's first Reads arrive one by one),
-// and up to pagedRefreshCatchUp after the last Read answered from a page when
-// the allowance does (Terraform is still working through the subscriptions
-// the pages answered). A scan that answered nothing does not wait: a small
-// state under many newer subscriptions takes its GETs at once. The waits
-// change when requests are sent, never how many the bound allows.
+// The scan's bound: a page is read only while pages read - Reads answered
+// from pages < min(pagedRefreshAllowance, Reads seen) + expected/25, where
+// expected is the number of subscriptions the state held at the end of the
+// last run here (workspace_size.go), 0 when not known. A run costs pages +
+// (Reads - Reads answered from pages) requests against Reads for one GET
+// each, so the rule holds the extra cost to min(10, Reads) + expected/25.
+// Subscriptions under many newer ones found only deep in the list (10 of
+// them under 1,000 newer) stop the scan after 10 pages that found nothing,
+// and are read by GET. The allowance lets the scan cross pages of newer
+// subscriptions Terraform does not manage (four pages for 100 of them)
+// before the first ones it does. The bound is checked before each page, so
+// a scan that stopped resumes when later Reads, answered from pages already
+// read, pay for more.
+//
+// The expected term is what makes a large refresh cost the same in every
+// run. Terraform's Reads come in an order unrelated to the list's, and only
+// as fast as the ten it holds are answered: with ten Reads waiting for
+// pages deep in the list, no other Read comes to pay for the pages on the
+// way, and the scan runs up to about 40% of the list's pages ahead of the
+// Reads it has answered before they catch up. A state known to hold that
+// many subscriptions pays for that in advance. Without it (the first
+// refresh in a new working directory, or after an import), Reads held back
+// by the bound wait a moment for another Read, which may pay for the next
+// page, before taking their GETs: up to pagedRefreshGrace when only the
+// Reads-seen term holds them back (Terraform's first Reads arrive one by
+// one), and up to pagedRefreshCatchUp after the last Read answered from a
+// page when the allowance does (Terraform is still working through the
+// subscriptions the pages answered). Those waits depend on how fast
+// Terraform sends Reads, so such a refresh may send a different number of
+// GETs each time; they change when requests are sent, never how many the
+// bound allows.
 //
 // Terraform configures a fresh provider instance for each plan or apply,
 // and with it a fresh pagedReader: pages are used only within the run that
 // read them. Pages are read in the order the service lists them; a record
 // is used once and then dropped, so memory holds only what the scan read
-// ahead of the Reads.
+// ahead of the Reads, and the subscriptions on its pages no Read asked for:
+// at most 25 for every page the bound allows.
 type pagedReader struct {
 	client *client.Client
 	mu     sync.Mutex
@@ -78,6 +88,12 @@ type pagedReader struct {
 	hits   int                                // Reads answered from pages
 	read   int                                // pages read, failed ones included
 	ended  bool                               // the list ended, or a page failed
+	// oldest is the earliest created_at on the pages read (Unix seconds),
+	// 0 before any: the list is newest first, so the scan has passed every
+	// subscription created before it.
+	oldest int64
+	// credit is the pages the state's remembered size pays for in advance.
+	credit int
 	// next is closed when the page being read arrives; nil when none is.
 	next chan struct{}
 	// arrived is closed, and replaced, when a Read arrives.
@@ -87,15 +103,17 @@ type pagedReader struct {
 
 // newPagedReader returns the refresh reader of one configured provider
 // instance.
-func newPagedReader(c *client.Client) subscriptionReader {
-	return &pagedReader{client: c, pages: c.SubscriptionPages(), found: map[string]client.Subscription{}}
+// expected is the number of subscriptions the state is remembered to
+// hold, 0 when not known.
+func newPagedReader(c *client.Client, expected int) subscriptionReader {
+	return &pagedReader{client: c, pages: c.SubscriptionPages(), found: map[string]client.Subscription{}, credit: expected / client.MaxPageSize}
 }
 
 // Subscription reads subscription id, from the pages when they bring it,
 // otherwise with its own GET. Errors are the GET's: a page that fails is
 // not one.
-func (p *pagedReader) Subscription(ctx context.Context, id string) (*client.Subscription, error) {
-	if sub, ok := p.fromPages(ctx, id); ok {
+func (p *pagedReader) Subscription(ctx context.Context, id string, createdAt int64) (*client.Subscription, error) {
+	if sub, ok := p.fromPages(ctx, id, createdAt); ok {
 		return sub, nil
 	}
 	tflog.Debug(ctx, "Reading a subscription the list's pages did not bring with its own request", p.progress(id))
@@ -114,11 +132,12 @@ func (p *pagedReader) progress(id string) map[string]any {
 
 // progressLocked is where the scan stands, with p.mu held.
 func (p *pagedReader) progressLocked() map[string]any {
-	return map[string]any{"pages": p.read, "list_ended": p.ended, "reads": p.reads, "answered_from_pages": p.hits}
+	return map[string]any{"pages": p.read, "list_ended": p.ended, "reads": p.reads, "answered_from_pages": p.hits, "pages_paid_in_advance": p.credit}
 }
 
-// fromPages waits for the pages until one brings id or the scan stops.
-func (p *pagedReader) fromPages(ctx context.Context, id string) (*client.Subscription, bool) {
+// fromPages waits for the pages until one brings id, the scan passes
+// createdAt (when known, > 0), or the scan stops.
+func (p *pagedReader) fromPages(ctx context.Context, id string, createdAt int64) (*client.Subscription, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.reads++
@@ -135,6 +154,9 @@ func (p *pagedReader) fromPages(ctx context.Context, id string) (*client.Subscri
 			return &sub, true
 		}
 		switch {
+		case createdAt > 0 && p.oldest > 0 && p.oldest < createdAt:
+			// Every later page is older still: none can bring id.
+			return nil, false
 		case p.next != nil:
 			// A page is on its way, already paid for: it may bring id.
 			if !p.wait(ctx, p.next) {
@@ -144,7 +166,7 @@ func (p *pagedReader) fromPages(ctx context.Context, id string) (*client.Subscri
 			return nil, false
 		case p.worthAnotherPage():
 			p.readPage(ctx)
-		case p.read-p.hits < pagedRefreshAllowance:
+		case p.read-p.hits < pagedRefreshAllowance+p.credit:
 			// Only the Reads seen so far hold the scan back. Terraform
 			// starts its Reads together but they arrive one by one, more
 			// slowly than a nearby service answers a page: wait a moment
@@ -207,7 +229,7 @@ func (p *pagedReader) wait(ctx context.Context, ch <-chan struct{}) bool {
 
 // worthAnotherPage is the scan's bound, explained on pagedReader.
 func (p *pagedReader) worthAnotherPage() bool {
-	return p.read-p.hits < min(pagedRefreshAllowance, p.reads)
+	return p.read-p.hits < min(pagedRefreshAllowance, p.reads)+p.credit
 }
 
 // readPage reads the next page for every waiting Read, with p.mu held on
@@ -221,6 +243,9 @@ func (p *pagedReader) readPage(ctx context.Context) {
 	p.mu.Lock()
 	for _, sub := range items {
 		p.found[sub.ID] = sub
+		if sub.CreatedAt > 0 && (p.oldest == 0 || sub.CreatedAt < p.oldest) {
+			p.oldest = sub.CreatedAt
+		}
 	}
 	if err != nil || !more {
 		p.ended = true

@@ -36,7 +36,7 @@ func accountWith(t *testing.T, older, newer int, opts emulator.Options) (srv *ac
 	t.Helper()
 	ds := emulator.DefaultDataset(emulator.DefaultPlans, older+newer)
 	opts.Dataset = &ds
-	srv = &account{InProcess: emulatortest.StartInProcess(t, opts)}
+	srv = &account{InProcess: emulatortest.StartInProcess(t, opts), createdAt: map[string]int64{}}
 	c := inProcessClient(t, srv, client.DefaultMaxRetries)
 	create := func(n int) []string {
 		ids := make([]string, n)
@@ -46,6 +46,12 @@ func accountWith(t *testing.T, older, newer int, opts emulator.Options) (srv *ac
 				t.Fatal(err)
 			}
 			ids[i] = sub.ID
+			srv.createdAt[sub.ID] = sub.CreatedAt
+			if i%7 == 6 {
+				// Seven a second on the bubble's clock: created_at, in whole
+				// seconds, both orders the list and ties within it.
+				time.Sleep(time.Second)
+			}
 		}
 		return ids
 	}
@@ -59,7 +65,8 @@ func accountWith(t *testing.T, older, newer int, opts emulator.Options) (srv *ac
 // subscriptions were made.
 type account struct {
 	*emulatortest.InProcess
-	before map[string]int
+	before    map[string]int
+	createdAt map[string]int64 // of each subscription made, as its state holds it
 }
 
 // RequestCounts are the requests by route since the account was made.
@@ -86,7 +93,7 @@ func inProcessClient(t *testing.T, srv *account, maxRetries int) *client.Client 
 // returns what each read brought.
 func refreshAll(t *testing.T, srv *account, ids []string, maxRetries int) map[string]*client.Subscription {
 	t.Helper()
-	return refreshAllPausing(t, srv, ids, maxRetries, 0)
+	return refreshAllPausing(t, srv, ids, refreshOptions{maxRetries: maxRetries})
 }
 
 // requireReadEach refreshes ids, requires each read to bring its
@@ -103,14 +110,27 @@ func requireReadEach(t *testing.T, srv *account, ids []string, maxRetries int) r
 	return n
 }
 
+// refreshOptions are what a refresh of refreshAllPausing is like.
+type refreshOptions struct {
+	maxRetries int
+	// pause is Terraform's work after each Read, storing and planning
+	// what it answered.
+	pause time.Duration
+	// expected is the state's size as the reader is told it is
+	// remembered (workspace_size.go).
+	expected int
+	// seed shuffles the Reads' order, unrelated to the list's.
+	seed uint64
+}
+
 // refreshAllPausing is refreshAll with each worker pausing after each read,
 // as Terraform does to store and plan what a Read answered.
-func refreshAllPausing(t *testing.T, srv *account, ids []string, maxRetries int, pause time.Duration) map[string]*client.Subscription {
+func refreshAllPausing(t *testing.T, srv *account, ids []string, o refreshOptions) map[string]*client.Subscription {
 	t.Helper()
 	// The reader's waits and the pauses below must run on the bubble's
 	// fake clock: synctest.Wait panics outside a bubble.
 	synctest.Wait()
-	p := newPagedReader(inProcessClient(t, srv, maxRetries))
+	p := newPagedReader(inProcessClient(t, srv, o.maxRetries), o.expected)
 	var mu sync.Mutex
 	out := map[string]*client.Subscription{}
 	work := make(chan string)
@@ -118,7 +138,7 @@ func refreshAllPausing(t *testing.T, srv *account, ids []string, maxRetries int,
 	for range 10 {
 		wg.Go(func() {
 			for id := range work {
-				sub, err := p.Subscription(t.Context(), id)
+				sub, err := p.Subscription(t.Context(), id, srv.createdAt[id])
 				if err != nil && !client.IsNotFound(err) {
 					t.Errorf("read %s: %v", id, err)
 				}
@@ -128,14 +148,14 @@ func refreshAllPausing(t *testing.T, srv *account, ids []string, maxRetries int,
 				// Terraform's work between Reads. In the bubble this
 				// sleep is fake time, passing only when every goroutine
 				// waits: no wall-clock time, however loaded the machine.
-				time.Sleep(pause)
+				time.Sleep(o.pause)
 			}
 		})
 	}
 	// Terraform's order has nothing to do with the list's: shuffled, the
 	// same way in every run.
 	order := slices.Clone(ids)
-	rand.New(rand.NewPCG(1, 2)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	rand.New(rand.NewPCG(1, 2+o.seed)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	for _, id := range order {
 		work <- id
 	}
@@ -215,15 +235,15 @@ func TestPagedReader_cancelledWaitEnds(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		srv, state, _ := accountWith(t, 2, 0, emulator.Options{})
 		srv.SetFaults(emulator.Faults{LatencyMs: 2000})
-		p := newPagedReader(inProcessClient(t, srv, client.DefaultMaxRetries))
+		p := newPagedReader(inProcessClient(t, srv, client.DefaultMaxRetries), 0)
 		start := time.Now()
 		var first sync.WaitGroup
-		first.Go(func() { _, _ = p.Subscription(context.Background(), state[0]) }) // reads the slow first page
+		first.Go(func() { _, _ = p.Subscription(context.Background(), state[0], 0) }) // reads the slow first page
 		synctest.Wait()
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error, 1)
 		go func() {
-			_, err := p.Subscription(ctx, state[1])
+			_, err := p.Subscription(ctx, state[1], 0)
 			done <- err
 		}()
 		synctest.Wait() // the second read waits for the page
@@ -260,7 +280,7 @@ func TestPagedReader_oneReadCostsAPageAndAGET(t *testing.T) {
 func TestPagedReader_waitsForTerraformToCatchUp(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		srv, state, newer := accountWith(t, 500, 100, emulator.Options{})
-		got := refreshAllPausing(t, srv, state, client.DefaultMaxRetries, 20*time.Millisecond)
+		got := refreshAllPausing(t, srv, state, refreshOptions{maxRetries: client.DefaultMaxRetries, pause: 20 * time.Millisecond})
 		counts := srv.RequestCounts()
 		if want := ceilDiv(len(state)+len(newer), 25); counts[listRoute] != want || counts[getRoute] != 0 {
 			t.Errorf("%d list requests and %d GETs, want the %d pages and no GET", counts[listRoute], counts[getRoute], want)
@@ -299,5 +319,51 @@ func TestPagedReader_refreshOf200WithOneGoneUnderARateLimit(t *testing.T) {
 		}
 		t.Logf("refresh of 200 with one gone at 20 requests/s: %d requests %v (%d answered 429 since the account was made) in %s",
 			total, counts, srv.Stats().RateLimited, time.Since(start))
+	})
+}
+
+// A refresh of 2,000 subscriptions, Terraform slower between Reads than
+// the reader's waits (300 ms, a loaded machine), in five orders. With the
+// state's size remembered, every run reads the 80 pages and nothing else:
+// the scan pays in advance for running ahead of the Reads. Without it, the
+// same refresh takes about a hundred GETs, as Terraform's refreshing plans
+// of 2,000 did before the size was remembered (46 to 124).
+func TestPagedReader_largeRefreshSameRequestsInEveryOrder(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		srv, state, _ := accountWith(t, 2000, 0, emulator.Options{})
+		slow := refreshOptions{maxRetries: client.DefaultMaxRetries, pause: 300 * time.Millisecond}
+		pages := ceilDiv(len(state), 25)
+		for seed := range uint64(5) {
+			o := slow
+			o.expected, o.seed = len(state), seed
+			var got map[string]*client.Subscription
+			n := during(srv, func() { got = refreshAllPausing(t, srv, state, o) })
+			if n.lists != pages || n.gets != 0 || len(got) != len(state) {
+				t.Errorf("order %d, size remembered: %s for %d read; want the %d pages and no GET", seed, n, len(got), pages)
+			}
+		}
+		unknown := during(srv, func() { refreshAllPausing(t, srv, state, slow) })
+		if unknown.gets == 0 {
+			t.Errorf("size not known: %s; want GETs, as the slow Reads give up waiting (else this test shows nothing)", unknown)
+		}
+		t.Logf("2,000 subscriptions, 300 ms between Reads: size remembered, %d pages in each of 5 orders; size not known, %s", pages, unknown)
+	})
+}
+
+// A subscription gone from the service, created among the newest: its Read
+// takes its GET as soon as a page passes its created_at, instead of
+// holding the scan through the thousand older subscriptions below.
+func TestPagedReader_goneSubscriptionReadOnceThePagesPassIt(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		srv, _, state := accountWith(t, 1000, 10, emulator.Options{})
+		const gone = "sub_00000000deadbeef"
+		srv.createdAt[gone] = srv.createdAt[state[5]]
+		got := refreshAllPausing(t, srv, append(slices.Clone(state), gone), refreshOptions{maxRetries: client.DefaultMaxRetries, expected: len(state) + 1})
+		if got[gone] != nil || len(got) != len(state)+1 {
+			t.Errorf("read %d, the gone one as %+v; want every Read answered, the gone one by its 404", len(got), got[gone])
+		}
+		if counts := srv.RequestCounts(); counts[listRoute] != 1 || counts[getRoute] != 1 {
+			t.Errorf("requests %v, want the one page that holds the ten and passes the gone one, and its GET", counts)
+		}
 	})
 }

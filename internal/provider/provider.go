@@ -58,7 +58,8 @@ var (
 // takes it: the framework's server, which StopProvider makes stop the
 // provider's clients (protocol_server.go), behind the measured speed-ups of
 // package fastpath, behind what tells the journal of creates which
-// subscriptions the state holds (recovery_server.go). Each speed-up says beside it when it can go; without
+// subscriptions the state holds (recovery_server.go), behind what counts
+// them for the paged refresh of the next run (workspace_size.go). Each speed-up says beside it when it can go; without
 // the two lines that compose them, the provider works the same, slower.
 func NewProtocol6(version string, opts ...Option) func() tfprotov6.ProviderServer {
 	o := newOptions(opts)
@@ -69,7 +70,7 @@ func NewProtocol6(version string, opts ...Option) func() tfprotov6.ProviderServe
 			p.states = &fastpath.States{}
 			server = fastpath.Accelerate(server, subscriptionSpeedUps(p.planSubscriptionCreate, p.deferred.Load))
 		}
-		return recordSightings(server, o.recovery)
+		return countInstances(recordSightings(server, o.recovery), o.size)
 	}
 }
 
@@ -79,8 +80,9 @@ type Option func(*options)
 type options struct {
 	now             func() time.Time // renewal's clock; the tests set it
 	stop            <-chan struct{}
-	withoutSpeedUps bool      // the tests' parity run
-	recovery        *recovery // the journal of creates (KeepJournal)
+	withoutSpeedUps bool           // the tests' parity run
+	recovery        *recovery      // the journal of creates (KeepJournal)
+	size            *workspaceSize // the state's size, remembered (KeepWorkspaceSize)
 }
 
 func newOptions(opts []Option) options {
@@ -136,10 +138,11 @@ type mobileplanProvider struct {
 	configured atomic.Pointer[providerData]
 	stop       stopSignal
 	recovery   *recovery
+	size       *workspaceSize
 }
 
 func newProvider(version string, o options) *mobileplanProvider {
-	p := &mobileplanProvider{version: version, now: o.now, states: frameworkStates{}, recovery: o.recovery}
+	p := &mobileplanProvider{version: version, now: o.now, states: frameworkStates{}, recovery: o.recovery, size: o.size}
 	if o.stop != nil {
 		go func() {
 			<-o.stop
@@ -188,8 +191,8 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 			},
 			"paged_refresh": schema.BoolAttribute{
 				MarkdownDescription: fmt.Sprintf("Whether the refresh of `mobileplan_subscription` reads subscriptions from the service's list, %d a page, instead of with one request each (default `true`). "+
-					"A subscription the pages do not bring is read on its own, so one that is gone is still found gone; the scan never costs more than %d requests beyond one per subscription. "+
-					"`false` reads each on its own, as when list requests count against a smaller quota. See [Refresh by Pages](#refresh-by-pages).", client.MaxPageSize, pagedRefreshAllowance),
+					"A subscription the pages do not bring is read on its own, so one that is gone is still found gone; the scan costs at most %d requests beyond one per subscription, and one per %d the state held at the last run here. "+
+					"`false` reads each on its own, as when list requests count against a smaller quota. See [Refresh by Pages](#refresh-by-pages).", client.MaxPageSize, pagedRefreshAllowance, client.MaxPageSize),
 				Optional: true,
 			},
 			"ca_cert_pem": schema.StringAttribute{

@@ -141,7 +141,7 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	p.recovery.open(ctx, baseURL, lost, c)
 	data := &providerData{client: c, run: newOperations(c), preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now, recovery: p.recovery}
 	if pagedRefresh {
-		data.subscriptions = newPagedReader(c)
+		data.subscriptions = newPagedReader(c, p.size.expected())
 	}
 	resp.DataSourceData, resp.ResourceData, resp.ListResourceData = data, data, data
 	p.configured.Store(data)
@@ -236,7 +236,7 @@ func lostRunOf(cfg providerModel) (lostRun, diag.Diagnostics) {
 // oneGetEach reads each subscription with its own GET.
 type oneGetEach struct{ client *client.Client }
 
-func (g oneGetEach) Subscription(ctx context.Context, id string) (*client.Subscription, error) {
+func (g oneGetEach) Subscription(ctx context.Context, id string, _ int64) (*client.Subscription, error) {
 	return g.client.GetSubscription(ctx, id)
 }
 

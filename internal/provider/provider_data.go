@@ -31,9 +31,12 @@ type providerData struct {
 // subscriptionReader obtains a subscription by id, as the resource's Read
 // needs it: with one GET each (oneGetEach), or from the list's pages
 // (paged_refresh.go) while `paged_refresh` is on. Its errors are the
-// client's: IsNotFound says the subscription is gone.
+// client's: IsNotFound says the subscription is gone. createdAt is the
+// subscription's creation time as the state last saw it (Unix seconds), 0
+// when unknown: the list is newest first, so it says how deep in the list
+// the subscription lies.
 type subscriptionReader interface {
-	Subscription(ctx context.Context, id string) (*client.Subscription, error)
+	Subscription(ctx context.Context, id string, createdAt int64) (*client.Subscription, error)
 }
 
 // stateCodec stores a model, a struct of tfsdk-tagged framework values, in

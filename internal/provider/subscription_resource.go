@@ -287,7 +287,7 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 	// never send.
 	resp.Diagnostics.Append(setSubscriptionIdentity(ctx, resp.Identity, state.ID)...)
 	id := state.ID.ValueString()
-	sub, err := r.subscriptions.Subscription(ctx, id)
+	sub, err := r.subscriptions.Subscription(ctx, id, state.CreatedAt.ValueInt64())
 	moved := movedFrom(ctx, req.Private)
 	switch {
 	case client.IsNotFound(err) && moved != nil:
