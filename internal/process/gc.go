@@ -9,27 +9,29 @@ import (
 )
 
 // The provider's garbage collector settings when the user has set none.
-// Most of what the provider allocates lives for one RPC, and the live heap
-// of a refresh of 500 subscriptions stays between 15 and 25 MB, so Go's default
-// (a collection each time the heap doubles) collected about 40 times per
-// 500-resource plan, a fifth of the provider's CPU time. GOGC=400 lets the
-// heap grow further between collections, and the memory limit caps that
-// growth, so peak memory stays below what the default reached; above the
-// limit the collector works harder instead of the heap growing. Measured
-// on a refreshing plan of 500 subscriptions 37 → 13 collections and
-// 1.9 → 1.4 s of provider CPU, peak RSS 75 → 74 MB; the 10,000-eSIM read
-// 45 → 28 collections, peak RSS 91 → 79 MB.
+// Most of what the provider allocates lives for one RPC, and its live heap
+// stays small (8 MB at the peak of a refreshing plan of 5,000
+// subscriptions, once the framework no longer holds every request's
+// context: fastpath.ReleaseContexts), so Go's default (a collection each
+// time the heap doubles) collected about 40 times per 500-resource plan, a
+// fifth of the provider's CPU time. GOGC=400 lets the heap grow further
+// between collections, and the memory limit caps that growth, so peak
+// memory stays low; above the limit the collector works harder instead of
+// the heap growing. Measured on a refreshing plan of 500 subscriptions 37 →
+// 13 collections and 1.9 → 1.4 s of provider CPU. The limit was 64 MB while
+// the framework held every request: at 32 MB, OpenTofu's refreshing plan of
+// 5,000 peaks at 50 MB of RSS (63 MB at 48 MB, 67 at 64), for the same CPU.
 //
-// A large workspace keeps more than that live: past about 2,000
-// subscriptions, what the provider holds for Terraform approaches the
-// limit, and the collector then runs nearly all the time (a refreshing
-// plan of 2,000: 10.9 s of provider CPU against 4.2 s with Go's default;
-// an apply of 5,000: 146 s). Once a collection leaves more than half the
-// limit live, the process hands over to Go's default (GOGC=100, no
-// limit), whose peak is then twice the live heap.
+// A workspace much larger than that may still keep more live than half the
+// limit; the collector would then run nearly all the time (it did, at
+// 2,000 subscriptions, before the contexts were released: a refreshing
+// plan took 10.9 s of provider CPU against 4.2 s with Go's default). Once a
+// collection leaves more than half the limit live, the process hands over
+// to Go's default (GOGC=100, no limit), whose peak is then twice the live
+// heap.
 const (
 	gcPercent     = 400
-	gcMemoryLimit = 64 << 20 // bytes
+	gcMemoryLimit = 32 << 20 // bytes
 	handOverLive  = gcMemoryLimit / 2
 )
 

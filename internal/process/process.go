@@ -1,6 +1,6 @@
 // Package process holds what the provider's process needs around the
 // plugin server and nothing of Terraform's schema: garbage-collector
-// settings, a CPU profile on request, a socket directory of its own, and
+// settings, a CPU and a heap profile on request, a socket directory of its own, and
 // the watch that ends the provider when Terraform is gone.
 package process
 
@@ -20,11 +20,13 @@ func Start() (stop func()) {
 	quietUnlessLogging()
 	tuneGC()
 	stopProfile := startProfile(os.Getenv("MOBILEPLAN_CPU_PROFILE"))
+	stopHeapProfile := startHeapProfile(os.Getenv("MOBILEPLAN_HEAP_PROFILE"))
 	removeSocketDir := ownSocketDir()
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
 			stopProfile()
+			stopHeapProfile()
 			removeSocketDir()
 		})
 	}

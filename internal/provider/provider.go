@@ -68,7 +68,7 @@ func NewProtocol6(version string, opts ...Option) func() tfprotov6.ProviderServe
 		server := stopOnStopProvider(providerserver.NewProtocol6(p)(), &p.stop)
 		if !o.withoutSpeedUps {
 			p.states = &fastpath.States{}
-			server = fastpath.Accelerate(server, subscriptionSpeedUps(p.planSubscriptionCreate, p.deferred.Load))
+			server = fastpath.Accelerate(fastpath.ReleaseContexts(server), subscriptionSpeedUps(p.planSubscriptionCreate, p.deferred.Load))
 		}
 		return countInstances(recordSightings(server, o.recovery), o.size)
 	}
