@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
@@ -304,4 +306,84 @@ func (e expectActions) CheckPlan(_ context.Context, req plancheck.CheckPlanReque
 		}
 	}
 	resp.Error = fmt.Errorf("%s: no change in the plan, want %v", e.addr, e.want)
+}
+
+// Saved plans under lifecycle { destroy = false }, as CI pipelines run
+// them (plan -out in one job, apply of that file in the next): a renewal
+// and a destroy, each planned to a file, shown, then applied from it.
+// What each CLI plans is what renewalActions says; the destroy forgets on
+// both, OpenTofu then exiting 1 for what it left behind. The service keeps
+// every subscription. OpenTofu saves a plan with a forget only from
+// 1.12.4 (opentofu/opentofu#4324).
+func TestCLI_savedPlansUnderDestroyFalse(t *testing.T) {
+	t.Parallel()
+	requireDestroyFalse(t)
+	srv := emulatortest.Start(t, emulator.Options{})
+	tf := newTerraformCLI(t)
+	const addr = "mobileplan_subscription.phone"
+	tf.Write("main.tf", acctest.ProviderBlock(srv, "")+`
+resource "mobileplan_subscription" "phone" {
+  plan_id             = "plan_001"
+  early_renewal_hours = 0
+  lifecycle {
+    destroy = false
+  }
+}
+`)
+	tf.Must("apply", "-auto-approve", "-input=false")
+	first := stateID(t, tf, addr)
+	if err := srv.Activate(first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.AdvanceClock(8 * 24 * 3600); err != nil { // plan_001 lasts 7 days
+		t.Fatal(err)
+	}
+
+	tf.PlanExpect(2, "-out=renew.tfplan")
+	if got := savedActions(t, tf, "renew.tfplan", addr); fmt.Sprint(got) != fmt.Sprint(renewalActions(t)) {
+		t.Errorf("the saved renewal plan has %v, want %v", got, renewalActions(t))
+	}
+	tf.Must("apply", "-input=false", "renew.tfplan")
+	renewed := stateID(t, tf, addr)
+	if renewed == first || renewed == "" {
+		t.Errorf("after the saved renewal plan, state holds %q (before: %q)", renewed, first)
+	}
+	tf.ExpectNoChanges()
+
+	tf.PlanExpect(2, "-destroy", "-out=destroy.tfplan")
+	if got := savedActions(t, tf, "destroy.tfplan", addr); fmt.Sprint(got) != fmt.Sprint(tfjson.Actions{tfjson.ActionForget}) {
+		t.Errorf("the saved destroy plan has %v, want forget", got)
+	}
+	out, code := tf.Run(nil, "apply", "-input=false", "destroy.tfplan")
+	if want := forgetError(t); want == nil && code != 0 || want != nil && (code != 1 || !want.MatchString(out)) {
+		t.Errorf("applying the saved destroy plan exited %d, want %v:\n%s", code, want, out)
+	}
+	if id := stateID(t, tf, addr); id != "" {
+		t.Errorf("after the saved destroy plan, state still holds %s", id)
+	}
+	if n := srv.Stats().Subscriptions; n != 2 {
+		t.Errorf("the service holds %d subscriptions, want the renewed one and its replacement, both kept", n)
+	}
+}
+
+// stateID is addr's id in the state file, "" when it is not there.
+func stateID(t *testing.T, tf *acctest.CLI, addr string) string {
+	t.Helper()
+	id, _ := acctest.StateFileInstances(t, tf.Read("terraform.tfstate"), acctest.SubscriptionType)[addr].Attributes["id"].(string)
+	return id
+}
+
+// savedActions are addr's actions in the saved plan file.
+func savedActions(t *testing.T, tf *acctest.CLI, file, addr string) tfjson.Actions {
+	t.Helper()
+	var plan tfjson.Plan
+	if err := json.Unmarshal([]byte(tf.Must("show", "-json", file)), &plan); err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range plan.ResourceChanges {
+		if rc.Address == addr {
+			return rc.Change.Actions
+		}
+	}
+	return nil
 }
