@@ -17,10 +17,6 @@
 # BENCH_RATE_CLI=1 (`make bench-rate`: the applies under a rate limit, alone
 # and as pipelines sharing a token, with and without the quota fields;
 # 5.5 minutes on 2 cores),
-# BENCH_SCALE_SIZES (default none; `make bench-growth` sets "1000 2000 5000":
-# one workspace growing, ours and terraform_data, one round at each size the
-# rounds above did not measure; its 5,000-instance applies alone take 8
-# minutes on 2 cores, past what a default run may ask of a newcomer),
 # BENCH_LIST_SIZE (default 10000), BENCH_PERSIST_PATTERN and
 # BENCH_PERSIST_FLAGS (the emulator's Go benchmarks to run, see below),
 # BENCH_RATE_SIZE, BENCH_RATE_NEWER, BENCH_RATE_LIMIT and BENCH_RATE_ROUNDS
@@ -56,8 +52,7 @@ rate_limit=${BENCH_RATE_LIMIT:-20}
 rate_rounds=${BENCH_RATE_ROUNDS:-3}
 out=${BENCH_OUT:-$work/RESULTS.md}
 largest=$(tr ' ' '\n' <<<"$sizes" | sort -n | tail -1)
-scale_sizes=${BENCH_SCALE_SIZES:-}
-most_esims=$(tr ' ' '\n' <<<"$sizes $scale_sizes" | sort -n | tail -1)
+most_esims=$largest
 
 step "Building"
 # The revision ours is built from, read before the run writes any file.
@@ -332,30 +327,6 @@ if [ "${BENCH_TABLES_ONLY:-}" = 1 ]; then
   exit 0
 fi
 
-# One workspace growing: how an apply from empty state and a refreshing plan
-# of it grow with the subscriptions it manages, next to terraform_data (no
-# plugin: Terraform's own cost at that size). A size the rounds above
-# measured keeps their medians; any other is one round. Each time is shown
-# with its ratio to the smallest size's scaled by N: 1.00 is linear growth.
-scale_rows=()
-scale_first=""
-# linear T T0 N: T over T0 scaled from the first scale size to N.
-linear() { awk -v t="$1" -v t0="$2" -v n="$3" -v n0="$scale_first" 'BEGIN { if (t0 == "" || t0 == 0) print "–"; else printf "%.2f", t / (t0 * n / n0) }'; }
-for n in $(tr ' ' '\n' <<<"$scale_sizes" | sort -n); do
-  for sys in data ours; do
-    [ -s "$work/m/$sys.$n.apply" ] || { step "One workspace of N=$n: $(label "$sys")"; round "$sys" "$n"; }
-  done
-  declare -A sm=()
-  for k in data.apply ours.apply ours.plan ours.apply-cpu ours.plan-cpu ours.apply-tfcpu ours.plan-tfcpu; do
-    sm[$k]=$(median "$work/m/${k%%.*}.$n.${k#*.}" %.2f)
-  done
-  sm[rss]=$(mb "$(cat "$work/m/ours.$n.apply-rss" "$work/m/ours.$n.plan-rss" | sort -n | tail -1)")
-  sm[state]=$(awk -v b="$(median "$work/m/ours.$n.state" %d)" -v n="$n" 'BEGIN { printf "%.1f", b * n / 1048576 }')
-  [ -n "$scale_first" ] || { scale_first=$n; scale_apply0=${sm[ours.apply]}; scale_plan0=${sm[ours.plan]}; scale_data0=${sm[data.apply]}; }
-  scale_rows+=("| $n | ${sm[data.apply]} ($(linear "${sm[data.apply]}" "$scale_data0" "$n")) | ${sm[ours.apply]} ($(linear "${sm[ours.apply]}" "$scale_apply0" "$n")) | ${sm[ours.plan]} ($(linear "${sm[ours.plan]}" "$scale_plan0" "$n")) | ${sm[ours.apply-tfcpu]} / ${sm[ours.plan-tfcpu]} | ${sm[ours.apply-cpu]} / ${sm[ours.plan-cpu]} | ${sm[rss]} | ${sm[state]} |")
-  unset sm
-done
-
 step "Reading $list_size eSIMs through terraform plan"
 stop_emulator
 start_emulator -esims "$list_size" # not -quiet: its request log is counted
@@ -553,22 +524,20 @@ else
   )
 fi
 
+growth_section=$(awk '/^<!-- bench-growth -->$/,/^<!-- \/bench-growth -->$/' tools/bench/RESULTS.md 2>/dev/null || true)
 {
   anchor_tables
   echo
-  echo "## One workspace, growing"
-  echo
-  if [ ${#scale_rows[@]} -eq 0 ]; then
-    echo "Not measured in this run: \`make bench-growth\` (or BENCH_SCALE_SIZES) measures it."
+  # One workspace growing, per CLI and state backend, is tools/bench/growth.sh's
+  # (make bench-growth-results): its last section in tools/bench/RESULTS.md is kept.
+  if [ -n "$growth_section" ]; then
+    printf '%s\n' "$growth_section"
   else
-    echo "An apply from empty state of N subscriptions, then a refreshing plan of them, against the unlimited emulator;"
-    echo "terraform_data's apply beside them is Terraform's own cost at that size, with no plugin. A size measured in the"
-    echo "rounds above keeps their medians; any other is one run. In brackets, the time over the smallest size's scaled"
-    echo "by N: 1.00 is linear growth, more is Terraform's graph and state work growing faster than N."
+    echo "<!-- bench-growth -->"
+    echo "## One workspace, growing, per CLI and state backend"
     echo
-    echo "| N | terraform_data apply (s) | ours: apply (s) | ours: refreshing plan (s) | Terraform's own CPU, apply / plan (s) | provider CPU, apply / plan (s) | provider peak RSS (MB) | state (MB) |"
-    echo "|---|---|---|---|---|---|---|---|"
-    printf '%s\n' "${scale_rows[@]}"
+    echo "Not measured yet: \`make bench-growth-results\` (tools/bench/growth.sh) measures it and writes it here."
+    echo "<!-- /bench-growth -->"
   fi
   echo
   echo "## List data sources and start-up"
