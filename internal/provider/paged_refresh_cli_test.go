@@ -164,26 +164,26 @@ func TestCLI_pagedRefreshOff(t *testing.T) {
 	}
 }
 
-// 300 subscriptions: the apply's process leaves the state's size in the
-// data directory, so each refreshing plan after it reads the 12 pages of
+// 200 subscriptions: the apply's process leaves the state's size in the
+// data directory, so each refreshing plan after it reads the 8 pages of
 // the list and nothing else, in every run, whatever order Terraform sends
 // its Reads in; an apply that forgets ten leaves the size less ten.
 func TestCLI_pagedRefreshOfALargeStateSameRequestsEveryRun(t *testing.T) {
 	t.Parallel()
-	srv, tf := refreshFleet(t, 300, 0, "")
+	srv, tf := refreshFleet(t, 200, 0, "")
 	const sizeFile = ".terraform/mobileplan/default.size"
-	if got := tf.Read(sizeFile); got != "300\n" {
-		t.Errorf("after the apply of 300, %s holds %q", sizeFile, got)
+	if got := tf.Read(sizeFile); got != "200\n" {
+		t.Errorf("after the apply of 200, %s holds %q", sizeFile, got)
 	}
 	for run := range 3 {
 		got := during(srv, func() { tf.PlanExpect(0) })
-		if got.lists != 12 || got.gets != 0 {
-			t.Errorf("refreshing plan %d sent %s; want the 12 pages of the list and no GET", run+1, got)
+		if got.lists != 8 || got.gets != 0 {
+			t.Errorf("refreshing plan %d sent %s; want the 8 pages of the list and no GET", run+1, got)
 		}
 	}
-	tf.Write("main.tf", strings.Replace(tf.Read("main.tf"), "count   = 300", "count   = 290", 1))
+	tf.Write("main.tf", strings.Replace(tf.Read("main.tf"), "count   = 200", "count   = 190", 1))
 	tf.Must("apply", "-auto-approve", "-input=false")
-	if got := tf.Read(sizeFile); got != "290\n" {
-		t.Errorf("after forgetting 10 of 300, %s holds %q", sizeFile, got)
+	if got := tf.Read(sizeFile); got != "190\n" {
+		t.Errorf("after forgetting 10 of 200, %s holds %q", sizeFile, got)
 	}
 }
