@@ -556,9 +556,9 @@ growth_section=$(awk '/^<!-- bench-growth -->$/,/^<!-- \/bench-growth -->$/' too
   echo "unlimited and limited to $rate_limit requests/s (\`-rate-limit $rate_limit\`: a token bucket of $rate_limit, answering 429 with"
   echo "Retry-After). \`paged_refresh\` on (the default: the list's pages, 25 subscriptions each, and a GET for what they"
   echo "did not bring) and off (one GET each). Medians of $rate_rounds rounds; requests are every /v1 request of the plan,"
-  echo "429 answers and their retries included. Terraform tends to refresh the instances it created first, the oldest, at"
-  echo "the bottom of the newest-first list; when its first ten refreshes all lie beyond the scan's allowance of pages,"
-  echo "those ten are read by GET before the pages take over, up to 10 requests more."
+  echo "429 answers and their retries included. The working directories remember the state's size from the apply that"
+  echo "made it (.terraform/mobileplan), so the scan pays in advance for its pages; without that, Reads that Terraform"
+  echo "sends from deep in the newest-first list may take their own GETs before the pages reach them, up to 10 more."
   echo
   echo "| emulator | paged_refresh | wall time (s) | requests | answered 429 |"
   echo "|---|---|---|---|---|"
