@@ -10,19 +10,22 @@ import (
 	"sync"
 )
 
-// startHeapProfile keeps, for `make bench`, the heap profile of the
-// collection that left the most live: a provider's peak is in the middle
-// of a run, and its heap at exit says little. When the process ends it
-// writes that profile to path, the peak live heap in bytes to path.live,
-// and what the goroutines were doing then to path.goroutines: a heap held
-// by requests in flight shows there. An empty path, or one that cannot be written, keeps nothing.
+// startHeapProfile keeps, for `make bench`, what the collection that left
+// the most live shows: a provider's peak is in the middle of a run, and its
+// heap at exit says little. When the process ends it writes the most any
+// collection left live, in bytes, to path.live; the heap profile taken at
+// the last peak a tenth above the one before to path; and what the
+// goroutines were doing then to path.goroutines: a heap held by requests in
+// flight shows there. An empty path, or one that cannot be written, keeps
+// nothing.
 func startHeapProfile(path string) (stop func()) {
 	if path == "" {
 		return func() {}
 	}
 	var (
 		mu         sync.Mutex
-		peak       uint64
+		peak       uint64 // the most any collection left live
+		profiled   uint64 // what was live when the profile kept was taken
 		profile    bytes.Buffer
 		goroutines bytes.Buffer
 		stopped    bool
@@ -34,13 +37,17 @@ func startHeapProfile(path string) (stop func()) {
 			metrics.Read(live)
 			mu.Lock()
 			defer mu.Unlock()
-			if stopped {
+			if stopped || live[0].Value.Kind() != metrics.KindUint64 {
 				return
 			}
+			v := live[0].Value.Uint64()
+			peak = max(peak, v)
 			// A profile costs a walk of every sampled allocation: only
-			// for a peak a tenth above the last.
-			if v := live[0].Value.Uint64(); live[0].Value.Kind() == metrics.KindUint64 && v > peak+peak/10 {
-				peak = v
+			// for a peak a tenth above the last one profiled. The runtime
+			// publishes a cycle's heap profile once the next one ends, so
+			// the profile kept is of the cycle before the peak's.
+			if v > profiled+profiled/10 {
+				profiled = v
 				profile.Reset()
 				_ = pprof.WriteHeapProfile(&profile)
 				goroutines.Reset()

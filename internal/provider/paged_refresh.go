@@ -44,7 +44,8 @@ const pagedRefreshCatchUp = 250 * time.Millisecond
 // The scan's bound: a page is read only while pages read - Reads answered
 // from pages < min(pagedRefreshAllowance, Reads seen) + expected/25, where
 // expected is the number of subscriptions the state held at the end of the
-// last run here (workspace_size.go), 0 when not known. A run costs pages +
+// last run here (workspace_size.go: of this provider configuration's part
+// of the state, as the Reads so far show it), 0 when not known. A run costs pages +
 // (Reads - Reads answered from pages) requests against Reads for one GET
 // each, so the rule holds the extra cost to min(10, Reads) + expected/25.
 // Subscriptions under many newer ones found only deep in the list (10 of
@@ -92,8 +93,10 @@ type pagedReader struct {
 	// 0 before any: the list is newest first, so the scan has passed every
 	// subscription created before it.
 	oldest int64
-	// credit is the pages the state's remembered size pays for in advance.
+	// credit is the pages the state's remembered size, as the Reads so
+	// far show it, pays for in advance.
 	credit int
+	size   *workspaceSize // nil: not remembered
 	// next is closed when the page being read arrives; nil when none is.
 	next chan struct{}
 	// arrived is closed, and replaced, when a Read arrives.
@@ -103,10 +106,10 @@ type pagedReader struct {
 
 // newPagedReader returns the refresh reader of one configured provider
 // instance.
-// expected is the number of subscriptions the state is remembered to
-// hold, 0 when not known.
-func newPagedReader(c *client.Client, expected int) subscriptionReader {
-	return &pagedReader{client: c, pages: c.SubscriptionPages(), found: map[string]client.Subscription{}, credit: expected / client.MaxPageSize}
+// size remembers the state's subscriptions across runs; nil when it does
+// not.
+func newPagedReader(c *client.Client, size *workspaceSize) subscriptionReader {
+	return &pagedReader{client: c, pages: c.SubscriptionPages(), found: map[string]client.Subscription{}, size: size}
 }
 
 // Subscription reads subscription id, from the pages when they bring it,
@@ -138,8 +141,10 @@ func (p *pagedReader) progressLocked() map[string]any {
 // fromPages waits for the pages until one brings id, the scan passes
 // createdAt (when known, > 0), or the scan stops.
 func (p *pagedReader) fromPages(ctx context.Context, id string, createdAt int64) (*client.Subscription, bool) {
+	expected := p.size.expectedFor(id)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.credit = max(p.credit, expected/client.MaxPageSize)
 	p.reads++
 	if p.arrived != nil {
 		close(p.arrived) // Reads held back by the Reads-seen term look again

@@ -3,6 +3,7 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -164,16 +165,16 @@ func TestCLI_pagedRefreshOff(t *testing.T) {
 	}
 }
 
-// 200 subscriptions: the apply's process leaves the state's size in the
-// data directory, so each refreshing plan after it reads the 8 pages of
-// the list and nothing else, in every run, whatever order Terraform sends
-// its Reads in; an apply that forgets ten leaves the size less ten.
+// 200 subscriptions: the apply's process leaves which subscriptions it
+// created in the data directory, so each refreshing plan after it reads the
+// 8 pages of the list and nothing else, in every run, whatever order
+// Terraform sends its Reads in; so does the plan after an apply that
+// forgets ten.
 func TestCLI_pagedRefreshOfALargeStateSameRequestsEveryRun(t *testing.T) {
 	t.Parallel()
 	srv, tf := refreshFleet(t, 200, 0, "")
-	const sizeFile = ".terraform/mobileplan/default.size"
-	if got := tf.Read(sizeFile); got != "200\n" {
-		t.Errorf("after the apply of 200, %s holds %q", sizeFile, got)
+	if entries, _ := filepath.Glob(filepath.Join(tf.Dir, ".terraform", "mobileplan", "default.sizes", "*.ids")); len(entries) != 1 {
+		t.Errorf("after the apply, %d entries of the state's subscriptions, want 1", len(entries))
 	}
 	for run := range 3 {
 		got := during(srv, func() { tf.PlanExpect(0) })
@@ -183,7 +184,56 @@ func TestCLI_pagedRefreshOfALargeStateSameRequestsEveryRun(t *testing.T) {
 	}
 	tf.Write("main.tf", strings.Replace(tf.Read("main.tf"), "count   = 200", "count   = 190", 1))
 	tf.Must("apply", "-auto-approve", "-input=false")
-	if got := tf.Read(sizeFile); got != "190\n" {
-		t.Errorf("after forgetting 10 of 200, %s holds %q", sizeFile, got)
+	if got := during(srv, func() { tf.PlanExpect(0) }); got.lists != 8 || got.gets != 0 {
+		t.Errorf("after forgetting 10, the refreshing plan sent %s; want the 8 pages and no GET", got)
+	}
+}
+
+// Two configurations of the provider in one workspace, each a process of
+// its own on an account of its own: 250 subscriptions on one, 5 on the
+// other under 1,000 newer ones it does not manage. Each remembers only its
+// own part of the state: the 250 are read by their 10 pages and nothing
+// else, and the 5 do not borrow the 250's pages paid in advance (that
+// would be 15 pages of the thousand, for 5 Reads), but cost at most 5
+// pages and their 5 GETs, as a small state under many newer ones does.
+func TestCLI_pagedRefreshTwoConfigurationsEachItsOwn(t *testing.T) {
+	t.Parallel()
+	acctest.SkipUnlessAcceptance(t)
+	dsBig := emulator.DefaultDataset(emulator.DefaultPlans, 300)
+	big := emulatortest.Start(t, emulator.Options{Dataset: &dsBig})
+	dsSmall := emulator.DefaultDataset(emulator.DefaultPlans, 1100)
+	small := emulatortest.Start(t, emulator.Options{Dataset: &dsSmall})
+	tf := newTerraformCLI(t)
+	tf.Write("main.tf", acctest.ProviderBlock(big, "")+fmt.Sprintf(`
+provider "mobileplan" {
+  alias     = "small"
+  base_url  = %q
+  api_token = %q
+}
+
+resource "mobileplan_subscription" "big" {
+  count   = 250
+  plan_id = "plan_004"
+}
+
+resource "mobileplan_subscription" "small" {
+  provider = mobileplan.small
+  count    = 5
+  plan_id  = "plan_004"
+}
+`, small.URL, small.Token))
+	tf.Must("apply", "-auto-approve", "-input=false")
+	for range 1000 {
+		acctest.CreateAt(t, small, client.CreateSubscriptionRequest{PlanID: "plan_004"})
+	}
+	for run := range 2 {
+		var gotSmall refreshRequests
+		gotBig := during(big, func() { gotSmall = during(small, func() { tf.PlanExpect(0) }) })
+		if gotBig.lists != 10 || gotBig.gets != 0 {
+			t.Errorf("plan %d: the 250 took %s; want their 10 pages and no GET", run+1, gotBig)
+		}
+		if gotSmall.lists > 5 || gotSmall.gets != 5 {
+			t.Errorf("plan %d: the 5 under 1,000 newer took %s; want at most 5 pages and a GET each", run+1, gotSmall)
+		}
 	}
 }

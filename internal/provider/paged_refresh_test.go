@@ -116,9 +116,9 @@ type refreshOptions struct {
 	// pause is Terraform's work after each Read, storing and planning
 	// what it answered.
 	pause time.Duration
-	// expected is the state's size as the reader is told it is
-	// remembered (workspace_size.go).
-	expected int
+	// remembered are the ids the reader is told the state held at the
+	// last run (workspace_size.go); none: nothing is remembered.
+	remembered []string
 	// seed shuffles the Reads' order, unrelated to the list's.
 	seed uint64
 }
@@ -130,7 +130,7 @@ func refreshAllPausing(t *testing.T, srv *account, ids []string, o refreshOption
 	// The reader's waits and the pauses below must run on the bubble's
 	// fake clock: synctest.Wait panics outside a bubble.
 	synctest.Wait()
-	p := newPagedReader(inProcessClient(t, srv, o.maxRetries), o.expected)
+	p := newPagedReader(inProcessClient(t, srv, o.maxRetries), sizeHolding(t, o.remembered))
 	var mu sync.Mutex
 	out := map[string]*client.Subscription{}
 	work := make(chan string)
@@ -235,7 +235,7 @@ func TestPagedReader_cancelledWaitEnds(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		srv, state, _ := accountWith(t, 2, 0, emulator.Options{})
 		srv.SetFaults(emulator.Faults{LatencyMs: 2000})
-		p := newPagedReader(inProcessClient(t, srv, client.DefaultMaxRetries), 0)
+		p := newPagedReader(inProcessClient(t, srv, client.DefaultMaxRetries), nil)
 		start := time.Now()
 		var first sync.WaitGroup
 		first.Go(func() { _, _ = p.Subscription(context.Background(), state[0], 0) }) // reads the slow first page
@@ -335,7 +335,7 @@ func TestPagedReader_largeRefreshSameRequestsInEveryOrder(t *testing.T) {
 		pages := ceilDiv(len(state), 25)
 		for seed := range uint64(5) {
 			o := slow
-			o.expected, o.seed = len(state), seed
+			o.remembered, o.seed = state, seed
 			var got map[string]*client.Subscription
 			n := during(srv, func() { got = refreshAllPausing(t, srv, state, o) })
 			if n.lists != pages || n.gets != 0 || len(got) != len(state) {
@@ -358,7 +358,7 @@ func TestPagedReader_goneSubscriptionReadOnceThePagesPassIt(t *testing.T) {
 		srv, _, state := accountWith(t, 1000, 10, emulator.Options{})
 		const gone = "sub_00000000deadbeef"
 		srv.createdAt[gone] = srv.createdAt[state[5]]
-		got := refreshAllPausing(t, srv, append(slices.Clone(state), gone), refreshOptions{maxRetries: client.DefaultMaxRetries, expected: len(state) + 1})
+		got := refreshAllPausing(t, srv, append(slices.Clone(state), gone), refreshOptions{maxRetries: client.DefaultMaxRetries, remembered: append(slices.Clone(state), gone)})
 		if got[gone] != nil || len(got) != len(state)+1 {
 			t.Errorf("read %d, the gone one as %+v; want every Read answered, the gone one by its 404", len(got), got[gone])
 		}

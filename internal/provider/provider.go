@@ -58,8 +58,7 @@ var (
 // takes it: the framework's server, which StopProvider makes stop the
 // provider's clients (protocol_server.go), behind the measured speed-ups of
 // package fastpath, behind what tells the journal of creates which
-// subscriptions the state holds (recovery_server.go), behind what counts
-// them for the paged refresh of the next run (workspace_size.go). Each speed-up says beside it when it can go; without
+// subscriptions the state holds (recovery_server.go). Each speed-up says beside it when it can go; without
 // the two lines that compose them, the provider works the same, slower.
 func NewProtocol6(version string, opts ...Option) func() tfprotov6.ProviderServer {
 	o := newOptions(opts)
@@ -70,7 +69,7 @@ func NewProtocol6(version string, opts ...Option) func() tfprotov6.ProviderServe
 			p.states = &fastpath.States{}
 			server = fastpath.Accelerate(fastpath.ReleaseContexts(server), subscriptionSpeedUps(p.planSubscriptionCreate, p.deferred.Load))
 		}
-		return countInstances(recordSightings(server, o.recovery), o.size)
+		return recordSightings(server, o.recovery)
 	}
 }
 

@@ -139,9 +139,9 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		return
 	}
 	p.recovery.open(ctx, baseURL, lost, c)
-	data := &providerData{client: c, run: newOperations(c), preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now, recovery: p.recovery}
+	data := &providerData{client: c, run: newOperations(c), preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now, recovery: p.recovery, size: p.size}
 	if pagedRefresh {
-		data.subscriptions = newPagedReader(c, p.size.expected())
+		data.subscriptions = newPagedReader(c, p.size)
 	}
 	resp.DataSourceData, resp.ResourceData, resp.ListResourceData = data, data, data
 	p.configured.Store(data)

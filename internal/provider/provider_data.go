@@ -26,6 +26,7 @@ type providerData struct {
 	states        stateCodec
 	now           func() time.Time
 	recovery      *recovery
+	size          *workspaceSize // nil: not remembered (KeepWorkspaceSize)
 }
 
 // subscriptionReader obtains a subscription by id, as the resource's Read

@@ -53,6 +53,7 @@ type subscriptionResource struct {
 	states        stateCodec
 	now           func() time.Time // renewal's clock
 	recovery      *recovery
+	size          *workspaceSize
 }
 
 func (r *subscriptionResource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -203,7 +204,7 @@ func (r *subscriptionResource) ConfigValidators(context.Context) []resource.Conf
 
 func (r *subscriptionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	data := providerDataFrom(req.ProviderData, &resp.Diagnostics)
-	r.client, r.run, r.preflight, r.subscriptions, r.states, r.now, r.recovery = data.client, data.run, data.preflight, data.subscriptions, data.states, data.now, data.recovery
+	r.client, r.run, r.preflight, r.subscriptions, r.states, r.now, r.recovery, r.size = data.client, data.run, data.preflight, data.subscriptions, data.states, data.now, data.recovery, data.size
 }
 
 func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -251,6 +252,7 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 		resp.Diagnostics.Append(diagnostics.RecoveryTook(*took, sub.EsimICCID))
 		resp.Diagnostics.Append(r.states.Set(ctx, &resp.State, &model)...)
 		resp.Diagnostics.Append(setSubscriptionIdentity(ctx, resp.Identity, types.StringValue(sub.ID))...)
+		r.size.created(sub.ID)
 		return
 	}
 
@@ -266,6 +268,7 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 		resp.Diagnostics.Append(diagnostics.APIError("Could not create subscription", err, attr))
 		return
 	}
+	r.size.created(sub.ID) // in state even if what follows fails: the framework keeps what was set
 	model, diags := subscriptionResourceModelOf(sub, plan)
 	resp.Diagnostics.Append(diags...)
 	if diags.HasError() {
@@ -296,6 +299,7 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.Append(diagnostics.MoveSubscriptionMissing(*moved, diagnostics.Detail(err)))
 		return
 	case client.IsNotFound(err):
+		r.size.deleted(id)
 		resp.Diagnostics.AddWarning("Subscription no longer exists",
 			fmt.Sprintf("The service has no subscription %s any more, so it was removed from Terraform state, and Terraform plans to create it again.", id))
 		resp.State.RemoveResource(ctx)
@@ -312,6 +316,7 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	resp.Diagnostics.Append(r.states.Set(ctx, &resp.State, &model)...)
+	r.size.read(id)
 	if moved != nil {
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, movedFromKey, nil)...) // found: an ordinary subscription from now on
 	}
@@ -339,6 +344,7 @@ func (r *subscriptionResource) Update(ctx context.Context, req resource.UpdateRe
 func (r *subscriptionResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state subscriptionResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	r.size.deleted(state.ID.ValueString())
 	resp.Diagnostics.Append(diagnostics.StillAtService(state.ID.ValueString(), state.EsimICCID.ValueString()))
 }
 

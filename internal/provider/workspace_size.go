@@ -1,144 +1,231 @@
 package provider
 
 import (
-	"context"
+	"bufio"
+	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
-
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"time"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/journal"
 )
 
 // workspaceSize remembers, between the provider processes of one working
-// directory and workspace, how many mobileplan_subscription instances its
-// state holds. Terraform never tells a provider how many Reads a refresh
-// will send, and the paged refresh (paged_refresh.go) needs to know: ten
-// Reads held while the scan crosses pages no Read has asked for yet look
-// the same whether thousands more will follow or none. With the size
-// remembered, a refresh of a large state reads the list to its end
-// whatever order Terraform sends its Reads in, and sends the same requests
-// in every run.
+// directory and workspace, which subscriptions its state holds. Terraform
+// never tells a provider how many Reads a refresh will send, and the paged
+// refresh (paged_refresh.go) needs to know: ten Reads held while the scan
+// crosses pages no Read has asked for yet look the same whether thousands
+// more will follow or none. With the size remembered, a refresh of a large
+// state reads the list to its end whatever order Terraform sends its
+// Reads in, and sends the same requests in every run.
 //
-// Each process counts what it sees: the Reads of instances in state (a
-// refresh), and the creates and deletes it applies. When Terraform ends it,
-// it writes the size: the Reads it saw, or what was remembered when it saw
-// none (an apply), plus its creates, less its deletes. The plan of
-// `terraform apply` refreshes and the apply then creates, in two processes,
-// one after the other, so each finds what the one before wrote. The file
-// lives beside the journal of creates, in Terraform's data directory, one
-// a workspace; a lost or stale file costs requests, never a wrong answer.
+// A workspace may configure the provider more than once (aliases, other
+// accounts), each configuration a process of its own with subscriptions
+// of its own, so the memory is kept by subscription, not by workspace:
+// each process leaves an entry, the hashes of the ids its state holds as
+// far as it saw (what it read in a refresh and created, less what it
+// deleted), and takes those ids out of the entries other runs left. The
+// next run's process counts the entries its Reads' ids are found in: the
+// size of its own part of the state, never another configuration's. The
+// plan of `terraform apply` refreshes and the apply then creates, in two
+// processes, one after the other: the refresh's entry holds what was in
+// state, the apply's what it added.
+//
+// The entries live beside the journal of creates, in Terraform's data
+// directory, one directory a workspace, one file an entry; each process
+// writes only its own and those holding its ids, so processes ending
+// together do not overwrite each other. A lost or stale entry costs
+// requests, never a wrong answer.
 type workspaceSize struct {
-	path string
+	dir string
 
-	once       sync.Once
-	remembered int // read from the file once; 0 when there is none
-
-	reads, creates, deletes atomic.Int64
+	loadOnce sync.Once
+	mu       sync.Mutex
+	entries  []*sizeEntry // as the process found them
+	matched  map[*sizeEntry]bool
+	expected int                 // ids in the matched entries
+	holds    map[uint64]struct{} // read or created by this process
+	gone     map[uint64]struct{} // deleted by this process
 }
 
-// KeepWorkspaceSize makes the provider remember its state's size for the
-// working directory dir; the returned func writes it when the process
-// ends.
+// sizeEntry is one entry: the id hashes one process left.
+type sizeEntry struct {
+	file string
+	ids  map[uint64]struct{}
+}
+
+// KeepWorkspaceSize makes the provider remember its state's subscriptions
+// for the working directory dir; the returned func writes its entry when
+// the process ends.
 func KeepWorkspaceSize(dir string) (Option, func()) {
 	journalPath, _ := journal.Locate(dir)
-	w := &workspaceSize{path: strings.TrimSuffix(journalPath, ".journal") + ".size"}
+	w := &workspaceSize{dir: strings.TrimSuffix(journalPath, ".journal") + ".sizes"}
 	return func(o *options) { o.size = w }, w.end
 }
 
-// expected is the size remembered when the process started: the number of
-// subscription instances the last run here left in state. 0 without one.
-func (w *workspaceSize) expected() int {
+// maxSizeEntries bounds the entries kept: those of provider
+// configurations since removed are never taken up again, and the oldest
+// beyond this many are deleted.
+const maxSizeEntries = 32
+
+// maxEntryIDs bounds what one entry may hold: a larger file is not one
+// this provider wrote.
+const maxEntryIDs = 1_000_000
+
+func idHash(id string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(id))
+	return h.Sum64()
+}
+
+// load reads the entries other processes left, once.
+func (w *workspaceSize) load() {
+	w.loadOnce.Do(func() {
+		w.matched = map[*sizeEntry]bool{}
+		w.holds = map[uint64]struct{}{}
+		w.gone = map[uint64]struct{}{}
+		files, _ := filepath.Glob(filepath.Join(w.dir, "*.ids"))
+		if len(files) > maxSizeEntries {
+			files = w.dropOldest(files)
+		}
+		for _, f := range files {
+			if ids, ok := readEntry(f); ok {
+				w.entries = append(w.entries, &sizeEntry{file: f, ids: ids})
+			}
+		}
+	})
+}
+
+// dropOldest deletes the oldest entry files beyond maxSizeEntries and
+// returns the rest.
+func (w *workspaceSize) dropOldest(files []string) []string {
+	mtime := func(f string) time.Time {
+		if info, err := os.Stat(f); err == nil {
+			return info.ModTime()
+		}
+		return time.Time{}
+	}
+	slices.SortFunc(files, func(a, b string) int { return mtime(b).Compare(mtime(a)) })
+	for _, f := range files[maxSizeEntries:] {
+		_ = os.Remove(f)
+	}
+	return files[:maxSizeEntries]
+}
+
+func readEntry(file string) (map[uint64]struct{}, bool) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, false
+	}
+	defer func() { _ = f.Close() }()
+	ids := map[uint64]struct{}{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		h, err := strconv.ParseUint(sc.Text(), 16, 64)
+		if err != nil || len(ids) >= maxEntryIDs {
+			return nil, false
+		}
+		ids[h] = struct{}{}
+	}
+	return ids, sc.Err() == nil
+}
+
+// expectedFor is how many subscriptions the state of this process is
+// remembered to hold, as far as the Reads so far, id's included, show:
+// the ids of the entries they are found in. 0 without a memory.
+func (w *workspaceSize) expectedFor(id string) int {
 	if w == nil {
 		return 0
 	}
-	w.once.Do(func() {
-		b, err := os.ReadFile(w.path)
-		if err != nil {
-			return
+	w.load()
+	h := idHash(id)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, e := range w.entries {
+		if _, ok := e.ids[h]; ok && !w.matched[e] {
+			w.matched[e] = true
+			w.expected += len(e.ids)
 		}
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 && n <= maxRememberedSize {
-			w.remembered = n
-		}
-	})
-	return w.remembered
+	}
+	return w.expected
 }
 
-// maxRememberedSize bounds what a size file may say: a larger number is
-// not one this provider wrote, and would let the paged refresh read pages
-// without end.
-const maxRememberedSize = 10_000_000
+// read records a subscription found in a refresh; created, one created;
+// deleted, one deleted (removed from state).
+func (w *workspaceSize) read(id string)    { w.record(id, true) }
+func (w *workspaceSize) created(id string) { w.record(id, true) }
+func (w *workspaceSize) deleted(id string) { w.record(id, false) }
 
-// end writes the size this process leaves, when it saw any subscription.
+func (w *workspaceSize) record(id string, holds bool) {
+	if w == nil || id == "" {
+		return
+	}
+	w.load()
+	h := idHash(id)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if holds {
+		w.holds[h] = struct{}{}
+		delete(w.gone, h)
+	} else {
+		w.gone[h] = struct{}{}
+		delete(w.holds, h)
+	}
+}
+
+// end writes this process's entry, and takes its ids, and those it
+// deleted, out of the entries other processes left.
 func (w *workspaceSize) end() {
 	if w == nil {
 		return
 	}
-	reads, creates, deletes := w.reads.Load(), w.creates.Load(), w.deletes.Load()
-	if reads+creates+deletes == 0 {
+	w.load()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.holds)+len(w.gone) == 0 {
 		return
 	}
-	base := reads
-	if base == 0 {
-		base = int64(w.expected())
-	}
-	n := max(base+creates-deletes, 0)
-	if err := os.MkdirAll(filepath.Dir(w.path), 0o700); err != nil {
+	if err := os.MkdirAll(w.dir, 0o700); err != nil {
 		return
 	}
-	// A whole file or none: a process killed while writing leaves the old one.
-	tmp := w.path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strconv.FormatInt(n, 10)+"\n"), 0o600); err != nil {
-		return
+	for _, e := range w.entries {
+		changed := false
+		for h := range e.ids {
+			_, held := w.holds[h]
+			_, gone := w.gone[h]
+			if held || gone {
+				delete(e.ids, h)
+				changed = true
+			}
+		}
+		switch {
+		case !changed:
+		case len(e.ids) == 0:
+			_ = os.Remove(e.file)
+		default:
+			_ = writeEntry(e.file, e.ids)
+		}
 	}
-	_ = os.Rename(tmp, w.path)
-}
-
-// countInstances returns server with, in front of it, what counts the
-// instances the workspace's state holds for w. Without w, server is
-// returned as it is.
-func countInstances(server tfprotov6.ProviderServer, w *workspaceSize) tfprotov6.ProviderServer {
-	full, complete := server.(frameworkServer)
-	if w == nil || !complete {
-		return server
+	if len(w.holds) > 0 {
+		_ = writeEntry(filepath.Join(w.dir, fmt.Sprintf("%d-%d.ids", time.Now().UnixNano(), os.Getpid())), w.holds)
 	}
-	return &sizeServer{frameworkServer: full, size: w}
 }
 
-type sizeServer struct {
-	frameworkServer
-	size *workspaceSize
-}
-
-func (s *sizeServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	if req.TypeName == subscriptionTypeName && present(req.CurrentState) {
-		s.size.reads.Add(1)
+// writeEntry writes a whole file or none: a process killed while writing
+// leaves the old one.
+func writeEntry(file string, ids map[uint64]struct{}) error {
+	var b strings.Builder
+	for h := range ids {
+		fmt.Fprintf(&b, "%016x\n", h)
 	}
-	return s.frameworkServer.ReadResource(ctx, req)
-}
-
-func (s *sizeServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	resp, err := s.frameworkServer.ApplyResourceChange(ctx, req)
-	if req.TypeName != subscriptionTypeName || err != nil || resp == nil {
-		return resp, err
+	tmp := fmt.Sprintf("%s.%d.tmp", file, os.Getpid())
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
+		return err
 	}
-	switch was, is := present(req.PriorState), present(resp.NewState); {
-	case !was && is:
-		s.size.creates.Add(1)
-	case was && !is:
-		s.size.deletes.Add(1)
-	}
-	return resp, err
+	return os.Rename(tmp, file)
 }
-
-// present reports whether v holds an object, not null.
-func present(v *tfprotov6.DynamicValue) bool {
-	return v != nil && (len(v.MsgPack) > 0 && !isNullMsgPack(v.MsgPack) || len(v.JSON) > 0 && string(v.JSON) != "null")
-}
-
-// isNullMsgPack: a null object is msgpack's nil, one byte.
-func isNullMsgPack(b []byte) bool { return len(b) == 1 && b[0] == 0xc0 }
