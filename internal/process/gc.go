@@ -58,16 +58,26 @@ func goDefaults() {
 type gcCycle struct{ _ *byte }
 
 // watchLiveHeap calls then, once, after the first collection that leaves
-// more than threshold bytes live. It looks after every collection, at
-// the cost of one small object each.
+// more than threshold bytes live.
 func watchLiveHeap(threshold uint64, then func()) {
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	afterEachCollection(func(live uint64) bool {
+		if live > threshold {
+			then()
+			return false
+		}
+		return true
+	})
+}
+
+// afterEachCollection calls f with what each collection left live, for as
+// long as f returns true, at the cost of one small object a collection.
+func afterEachCollection(f func(live uint64) (again bool)) {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	var arm func()
 	arm = func() {
 		runtime.SetFinalizer(&gcCycle{}, func(*gcCycle) {
-			metrics.Read(live)
-			if live[0].Value.Kind() == metrics.KindUint64 && live[0].Value.Uint64() > threshold {
-				then()
+			metrics.Read(sample)
+			if sample[0].Value.Kind() == metrics.KindUint64 && !f(sample[0].Value.Uint64()) {
 				return
 			}
 			arm()

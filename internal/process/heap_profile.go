@@ -3,8 +3,6 @@ package process
 import (
 	"bytes"
 	"os"
-	"runtime"
-	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"sync"
@@ -30,33 +28,26 @@ func startHeapProfile(path string) (stop func()) {
 		goroutines bytes.Buffer
 		stopped    bool
 	)
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	var arm func()
-	arm = func() {
-		runtime.SetFinalizer(&gcCycle{}, func(*gcCycle) {
-			metrics.Read(live)
-			mu.Lock()
-			defer mu.Unlock()
-			if stopped || live[0].Value.Kind() != metrics.KindUint64 {
-				return
-			}
-			v := live[0].Value.Uint64()
-			peak = max(peak, v)
-			// A profile costs a walk of every sampled allocation: only
-			// for a peak a tenth above the last one profiled. The runtime
-			// publishes a cycle's heap profile once the next one ends, so
-			// the profile kept is of the cycle before the peak's.
-			if v > profiled+profiled/10 {
-				profiled = v
-				profile.Reset()
-				_ = pprof.WriteHeapProfile(&profile)
-				goroutines.Reset()
-				_ = pprof.Lookup("goroutine").WriteTo(&goroutines, 1)
-			}
-			arm()
-		})
-	}
-	arm()
+	afterEachCollection(func(v uint64) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return false
+		}
+		peak = max(peak, v)
+		// A profile costs a walk of every sampled allocation: only for a
+		// peak a tenth above the last one profiled. The runtime publishes
+		// a cycle's heap profile once the next one ends, so the profile
+		// kept is of the cycle before the peak's.
+		if v > profiled+profiled/10 {
+			profiled = v
+			profile.Reset()
+			_ = pprof.WriteHeapProfile(&profile)
+			goroutines.Reset()
+			_ = pprof.Lookup("goroutine").WriteTo(&goroutines, 1)
+		}
+		return true
+	})
 	return func() {
 		mu.Lock()
 		defer mu.Unlock()
