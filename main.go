@@ -40,13 +40,11 @@ func main() {
 		log.Fatal(err.Error())
 	}
 	journal, endJournal := provider.KeepJournal(dir, process.Hold, process.ParentArgs)
-	size, endSize := provider.KeepWorkspaceSize(dir)
 	err = tf6server.Serve("registry.terraform.io/mobileplan/mobileplan",
-		provider.NewProtocol6(version, provider.StopWhen(process.Interrupted(), process.ParentGone()), journal, size), opts...)
+		provider.NewProtocol6(version, provider.StopWhen(process.Interrupted(), process.ParentGone()), journal), opts...)
 	// Serve returns when Terraform ends the provider the usual way, after
 	// the state of what it created was handed over.
 	endJournal()
-	endSize()
 	stop()
 	if err != nil {
 		log.Fatal(err.Error())

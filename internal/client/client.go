@@ -85,6 +85,7 @@ type Client struct {
 	timeout  time.Duration
 	maxPages int
 	token    string // only to keep it out of errors; the auth transport sends it
+	clock    *serviceClock
 	// reached is set by the first success answer: base_url leads to the
 	// service, so a 404 from then on is about an object, not a path.
 	reached atomic.Bool
@@ -141,6 +142,8 @@ func New(cfg Config) (*Client, error) {
 		rt = traceContext{parent: *cfg.TraceParent, state: cfg.TraceState, next: rt}
 	}
 	rt = logging{token: cfg.Token, next: rt}
+	clock := &serviceClock{now: time.Now}
+	rt = dated{clock: clock, next: rt}
 	rt = attemptTimeout{timeout: cfg.RequestTimeout, next: rt}
 	rt = seeThrough{next: rt}
 	pace := newPace(cfg.MaxRequestsPerSecond)
@@ -164,8 +167,11 @@ func New(cfg Config) (*Client, error) {
 	// Hand back the last answer so its Error body can be read, instead of
 	// retryablehttp's generic "giving up" error.
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	return &Client{base: base, retry: rc, pace: pace, timeout: cfg.RequestTimeout, maxPages: cfg.MaxPages, token: cfg.Token}, nil
+	return &Client{base: base, retry: rc, pace: pace, timeout: cfg.RequestTimeout, maxPages: cfg.MaxPages, token: cfg.Token, clock: clock}, nil
 }
+
+// RequestTimeout is the time limit of each attempt of a request.
+func (c *Client) RequestTimeout() time.Duration { return c.timeout }
 
 // RateLimitSlowdown is what the service's rate limit has cost this client's
 // requests so far.
@@ -182,7 +188,7 @@ func (c *Client) Stop() { c.pace.halt() }
 // that would pass the deadline.
 func gaveUpBeforeSending(err error) bool {
 	var waitErr *RateLimitWaitError
-	return errors.Is(err, ErrStopped) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &waitErr)
+	return errors.Is(err, ErrStopped) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &waitErr) || IsSendRecordError(err)
 }
 
 func defaultTransport() *http.Transport {

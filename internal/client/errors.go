@@ -348,7 +348,7 @@ func CreatedNothing(err error) bool {
 		return apiErr.StatusCode >= 400 && apiErr.StatusCode < 500
 	case errors.As(err, &reqErr):
 		return reqErr.NotSent
-	case errors.As(err, &pathErr), errors.As(err, &waitErr), errors.Is(err, ErrStopped):
+	case errors.As(err, &pathErr), errors.As(err, &waitErr), errors.Is(err, ErrStopped), IsSendRecordError(err):
 		return true
 	}
 	return false

@@ -49,6 +49,16 @@ func (t pacing) RoundTrip(req *http.Request) (*http.Response, error) {
 				a.written.Store(false)
 			}
 		}
+		recorder := sendRecorderOf(ctx)
+		if recorder != nil {
+			if err := recorder.Sending(); err != nil {
+				t.pace.unanswered()
+				if a := attemptOf(ctx); a != nil {
+					a.written.Store(false)
+				}
+				return nil, &SendRecordError{Err: err}
+			}
+		}
 		resp, err := t.next.RoundTrip(req)
 		if err != nil {
 			t.pace.unanswered()
@@ -63,6 +73,9 @@ func (t pacing) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.pace.observe(ctx, answer{epoch: sent.epoch, seq: sent.seq, sentAt: sentAt, status: resp.StatusCode, retryAfter: retryAfter, quota: quota, fields: ok})
 		if resp.StatusCode != http.StatusTooManyRequests {
 			return resp, nil
+		}
+		if recorder != nil {
+			recorder.Refused()
 		}
 		if time.Now().Add(retryAfter).After(deadline) {
 			t.pace.gaveUpAnswered()

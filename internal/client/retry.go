@@ -21,7 +21,9 @@ import (
 //     (RedirectError), an https request answered in plain http, a request
 //     the stopped client did not send (ErrStopped), and a 429 or a
 //     RateLimitWaitError: the pace (pace.go) waits out 429s without a
-//     count, until a deadline, and what reaches this policy is past it.
+//     count, until a deadline, and what reaches this policy is past it;
+//     nor a request its SendRecorder kept from being sent
+//     (SendRecordError), which would fail the same way again.
 //  3. A create (POST) is retried only when the service cannot have acted:
 //     when the request was never written in full. Never after a 5xx, a
 //     timeout or a dropped connection once it was sent.
@@ -39,7 +41,7 @@ func shouldRetry(ctx context.Context, resp *http.Response, err error) (bool, err
 	retry, policyErr := retryablehttp.DefaultRetryPolicy(ctx, resp, err)
 	var redirect *RedirectError
 	var waitErr *RateLimitWaitError
-	if !retry || errors.As(err, &redirect) || errors.As(err, &waitErr) || errors.Is(err, ErrStopped) || errors.Is(err, http.ErrSchemeMismatch) ||
+	if !retry || errors.As(err, &redirect) || errors.As(err, &waitErr) || errors.Is(err, ErrStopped) || IsSendRecordError(err) || errors.Is(err, http.ErrSchemeMismatch) ||
 		(resp != nil && resp.StatusCode == http.StatusTooManyRequests) {
 		return false, policyErr
 	}

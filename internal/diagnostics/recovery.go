@@ -10,79 +10,140 @@ import (
 
 // What Terraform says about the journal of creates: the subscriptions a
 // killed run left out of state, and what this run does with them. The
-// interrupted-runs guide explains each.
+// interrupted-runs guide explains each. A run's leftovers come in one
+// warning each of taking, took and not taken, at the run's end, every id
+// in it: Terraform shows the first of the warnings that share a summary
+// and folds the rest, so each summary holds its count.
 
 const interruptedRunsGuide = "See the provider's Interrupted runs guide."
 
 // Leftover is a subscription the journal names, for a message.
 type Leftover struct {
 	ID      string
-	Request string // "plan_id plan_001", "plan { … }"
-	Run     time.Time
+	Request string    // "plan_id plan_001", "plan { … }"
+	Created time.Time // when it was made (the service's time, or when its answer came); zero when not known
+	// Source says where it comes from: "a run killed on …", "a create
+	// sent at … with no answer on record", "the lost run's window".
+	Source string
+	// Why it is not taken; "" when it is.
+	Why string
+	// ICCID, of one taken: its eSIM.
+	ICCID string
 }
 
-// listLeftovers names each leftover, a line each, oldest run first.
-func listLeftovers(ls []Leftover) string {
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func (l Leftover) line() string {
+	s := fmt.Sprintf("\n  - %s (%s", l.ID, l.Request)
+	if l.ICCID != "" {
+		s += ", eSIM " + l.ICCID
+	}
+	if !l.Created.IsZero() {
+		s += ", created " + l.Created.UTC().Format(time.RFC3339)
+	}
+	return s + ")"
+}
+
+// lines names each leftover, a line each, under a heading for each source
+// and reason they share, in the order they come.
+func lines(ls []Leftover) string {
 	var b strings.Builder
+	var heading string
 	for _, l := range ls {
-		fmt.Fprintf(&b, "\n  - %s (%s, run started %s)", l.ID, l.Request, l.Run.UTC().Format(time.RFC3339))
+		h := capitalize(l.Source)
+		if l.Why != "" {
+			h += "; not taken: " + l.Why
+		}
+		if h != heading {
+			heading = h
+			fmt.Fprintf(&b, "\n\n%s:", h)
+		}
+		b.WriteString(l.line())
 	}
 	return b.String()
 }
 
-// RecoveryPlanned: the plan of a create, where subscriptions a killed or
-// lost run left out of state may serve it: those the journal names
-// (journal, its path), with those of the lost run lostRunStarted names
-// when it is set. The apply decides which it takes, once the whole plan
-// has shown which a state holds.
-func RecoveryPlanned(journal string, lostRunStarted time.Time, candidates []Leftover) diag.Diagnostic {
-	source := "A run in this working directory ended without Terraform saving its state (a SIGKILL, a lost runner or an out-of-memory kill); " +
-		"the provider's journal of creates, " + journal + ", names what the service created for it."
-	if !lostRunStarted.IsZero() {
-		source = fmt.Sprintf("lost_run_started_at names a run lost with its working directory, started %s; the service shows the unused subscriptions created since then, "+
-			"and the provider's journal of creates, %s, keeps them for this recovery.", lostRunStarted.UTC().Format(time.RFC3339), journal)
+func capitalize(s string) string {
+	if s == "" {
+		return s
 	}
-	return diag.NewWarningDiagnostic("Taking subscriptions a killed run left out of state",
-		fmt.Sprintf("%s This plan has not found %s of them in state so far:%s\n\n"+
-			"Applying this plan takes each of them that no instance of this state holds for a create of the same plan, instead of creating a new subscription "+
-			"(each is checked at the service first: unused, and of that plan); the others are created as usual. The apply's output names every subscription taken. %s",
-			source, count(len(candidates), "subscription"), listLeftovers(candidates), interruptedRunsGuide))
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// RecoveryTook: a create took a leftover instead of sending.
-func RecoveryTook(l Leftover, iccid string) diag.Diagnostic {
-	return diag.NewWarningDiagnostic("Took a subscription a killed run left out of state",
-		fmt.Sprintf("Instead of creating a new subscription, this create took %s (eSIM %s, %s), which a run killed before Terraform saved its state had created and no state held. "+
-			"It is in this state now. %s", l.ID, iccid, l.Request, interruptedRunsGuide))
+// RecoveryTaking: what the apply of this plan takes instead of creating,
+// each a subscription no state holds, for a create of its plan. lostRun,
+// when the route of a lost run found some, says what it cannot tell.
+func RecoveryTaking(journal string, ls []Leftover, lostRun string) diag.Diagnostic {
+	return diag.NewWarningDiagnostic(fmt.Sprintf("Taking %s a killed run left out of state", plural(len(ls), "subscription", "subscriptions")),
+		fmt.Sprintf("The provider's journal of creates, %s, names subscriptions the service bills that no instance of this state holds. "+
+			"Applying this plan takes each of these for a create of its plan, instead of buying a new one (each is checked at the service first: unused, and of that plan).%s\n\n%s"+
+			"The apply names every subscription it takes. %s", journal, lines(ls), lostRun, interruptedRunsGuide))
 }
 
-// RecoveryNotTaken: leftovers the journal names that this run will not
-// take, and why; they keep running at the service until someone imports
-// them.
-func RecoveryNotTaken(why string, ls []Leftover) diag.Diagnostic {
-	return diag.NewWarningDiagnostic("Subscriptions a killed run may have left out of state",
-		fmt.Sprintf("The provider's journal of creates names %s that a run killed before Terraform saved its state was given and that no state has been seen to hold:%s\n\n"+
-			"They are not taken by this run: %s. If no state holds them, adopt them with import blocks, or apply again without what stopped their use. %s",
-			count(len(ls), "subscription"), listLeftovers(ls), why, interruptedRunsGuide))
+// RecoveryTook: the subscriptions this apply took instead of creating.
+func RecoveryTook(ls []Leftover) diag.Diagnostic {
+	return diag.NewWarningDiagnostic(fmt.Sprintf("Took %s a killed run left out of state", plural(len(ls), "subscription", "subscriptions")),
+		fmt.Sprintf("Instead of buying new subscriptions, this apply took these, which the service bills and no state held; they are in this state now.%s\n\n%s",
+			lines(ls), interruptedRunsGuide))
 }
 
-// Unanswered is a create the journal recorded as sent with no answer.
-type Unanswered struct {
-	Request string
-	Sent    time.Time
-}
-
-// RecoveryUnanswered: creates sent whose answer the journal never
-// recorded; the service may have made them, under ids nobody saw.
-func RecoveryUnanswered(creates []Unanswered) diag.Diagnostic {
-	var b strings.Builder
-	for _, c := range creates {
-		fmt.Fprintf(&b, "\n  - %s, sent %s", c.Request, c.Sent.UTC().Format(time.RFC3339))
+// RecoveryNamed: subscriptions the service bills that no state is known
+// to hold and this run does not take, each with why; named at every plan
+// and apply until they are taken, imported or dismissed. afterApply tells
+// the apply's from the plan's.
+func RecoveryNamed(ls []Leftover, afterApply bool, lostRun string) diag.Diagnostic {
+	summary := fmt.Sprintf("%s billed and in no state", plural(len(ls), "subscription", "subscriptions"))
+	if afterApply {
+		summary += " after this apply"
 	}
-	return diag.NewWarningDiagnostic("Creates sent with no answer recorded",
-		fmt.Sprintf("The provider's journal of creates records %s sent without an answer, the provider's process having ended first:%s\n\n"+
-			"The service may have made a subscription for each, which no state holds. Look for unused subscriptions of that plan created within a minute of each time "+
-			"(the mobileplan_subscriptions data source, newest first), and adopt them with import blocks. %s", count(len(creates), "create"), b.String(), interruptedRunsGuide))
+	ids := make([]string, len(ls))
+	for i, l := range ls {
+		ids[i] = fmt.Sprintf("%q", l.ID)
+	}
+	return diag.NewWarningDiagnostic(summary,
+		fmt.Sprintf("The provider's journal of creates names these subscriptions, which the service bills and no state the provider has seen holds, and this run does not take them.%s\n\n%s"+
+			"Import each one you keep into the resource instance it belongs to (an import block with its id), or, if another configuration holds it or you let it go, dismiss it "+
+			"in the provider block, after which it is named no more:\n\n  dismissed_leftovers = [%s]\n\n"+
+			"Until then they are named at every plan and apply. %s", lines(ls), lostRun, strings.Join(ids, ", "), interruptedRunsGuide))
+}
+
+// LostRunCannotTell is what the lost-run route says of its window: every
+// unused subscription of the service made in it that no state here holds,
+// another configuration's creates of the same plan in that time included.
+func LostRunCannotTell(started time.Time, offset time.Duration) string {
+	return fmt.Sprintf("lost_run_started_at names a run lost with its working directory, started %s; the subscriptions marked as the lost run's are the unused ones "+
+		"the service made in its window (by the service's clock, %s this machine's). The provider cannot tell them from another configuration's creates "+
+		"of the same plan in that time: before you apply, dismiss those that are not this configuration's (dismissed_leftovers), and narrow the window with lost_run_ended_at.\n\n",
+		started.UTC().Format(time.RFC3339), describeOffset(offset))
+}
+
+func describeOffset(d time.Duration) string {
+	switch {
+	case d > 0:
+		return fmt.Sprintf("%s ahead of", d)
+	case d < 0:
+		return fmt.Sprintf("%s behind", -d)
+	}
+	return "the same as"
+}
+
+// LostRunNothingInWindow: the lost run's window holds no unused
+// subscription, by the service's clock, which the Date header gives;
+// newest names the newest unused one the list showed, if any.
+func LostRunNothingInWindow(from, to time.Time, serviceNow, localNow time.Time, newest string, newestAt time.Time) diag.Diagnostic {
+	newestText := "The service lists no unused subscription at all."
+	if newest != "" {
+		newestText = fmt.Sprintf("The newest unused subscription it lists is %s, created %s by its clock.", newest, newestAt.UTC().Format(time.RFC3339))
+	}
+	return diag.NewWarningDiagnostic("The lost run's window holds no subscription",
+		fmt.Sprintf("lost_run_started_at and lost_run_ended_at name a window from %s to %s by the service's clock, and the service made no unused subscription in it, so this run takes nothing of a lost run. "+
+			"The service's clock read %s (its Date header) when this machine's read %s. %s Check the times against the CI system's log of the lost run. %s",
+			from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339), serviceNow.UTC().Format(time.RFC3339), localNow.UTC().Format(time.RFC3339), newestText, interruptedRunsGuide))
 }
 
 // LostRunUnread: the service's list could not be read for the lost run
@@ -93,14 +154,69 @@ func LostRunUnread(err error) diag.Diagnostic {
 			Detail(err), interruptedRunsGuide))
 }
 
-// JournalRefused: a journal found in the working directory was set aside.
-func JournalRefused(why string) diag.Diagnostic {
+// OpenCreate is a create sent with no answer on record, for a message.
+type OpenCreate struct {
+	Request string
+	Sent    time.Time
+}
+
+// LookFailed: creates were sent with no answer on record (the provider's
+// process ended first, or its journal could not record the answer), and
+// the service's list, which would show what they made, could not be read.
+func LookFailed(err error, creates []OpenCreate) diag.Diagnostic {
+	var b strings.Builder
+	for _, c := range creates {
+		fmt.Fprintf(&b, "\n  - %s, sent %s", c.Request, c.Sent.UTC().Format(time.RFC3339))
+	}
+	return diag.NewWarningDiagnostic(fmt.Sprintf("%s sent with no answer on record", plural(len(creates), "create", "creates")),
+		fmt.Sprintf("The provider's journal of creates records these creates as sent, with no answer on record: the provider's process ended before it came, or could not record it:%s\n\n"+
+			"The service may have made a subscription for each. The provider could not read the service's list to find them (%v); it looks again at the next plan or apply. %s",
+			b.String(), Detail(err), interruptedRunsGuide))
+}
+
+// JournalSetAside: a journal of another format was found and set aside.
+func JournalSetAside(why string) diag.Diagnostic {
 	return diag.NewWarningDiagnostic("The journal of creates was not used", why+" "+interruptedRunsGuide)
 }
 
-// JournalFailed: the journal cannot be kept; creates go on as without one.
-func JournalFailed(err error) diag.Diagnostic {
-	return diag.NewWarningDiagnostic("The journal of creates cannot be kept",
-		fmt.Sprintf("The provider could not write its journal of creates (%v). Creates go on, but if this run is killed before Terraform saves its state, "+
-			"the next run cannot find what it created. %s", err, interruptedRunsGuide))
+// JournalDamaged: lines of the journal that are not what the provider
+// wrote; the rest is used, and the ids such a line shows are named.
+func JournalDamaged(journal string, lines []int, ids []string) diag.Diagnostic {
+	nums := make([]string, len(lines))
+	for i, n := range lines {
+		nums[i] = fmt.Sprint(n)
+	}
+	what := "It shows no subscription id: if it recorded a create, the subscription is found by the guide's steps for subscriptions no state holds."
+	if len(ids) > 0 {
+		what = fmt.Sprintf("The ids it shows (%s) are named, never taken, until they are dealt with.", strings.Join(ids, ", "))
+	}
+	return diag.NewWarningDiagnostic("The journal of creates has a damaged line",
+		fmt.Sprintf("%s of the provider's journal of creates, %s, is not what the provider wrote (a damaged disk, or another program's write); the records around it are checksummed each and are used. %s %s",
+			plural(len(lines), "line "+strings.Join(nums, ", "), "lines "+strings.Join(nums, ", ")), journal, what, interruptedRunsGuide))
+}
+
+// DismissedUnknown: ids dismissed_leftovers names that the journal does
+// not name.
+func DismissedUnknown(ids []string) diag.Diagnostic {
+	return diag.NewWarningDiagnostic("dismissed_leftovers names subscriptions the journal does not name",
+		fmt.Sprintf("The journal of creates of this working directory does not name %s: nothing was dismissed for them. Once the subscriptions it named are dealt with, the setting can go. %s",
+			strings.Join(ids, ", "), interruptedRunsGuide))
+}
+
+// JournalUnwritable: the journal cannot be written, so a create is not
+// sent: bought unrecorded, it could be bought again after a kill.
+func JournalUnwritable(journal string, err error) diag.Diagnostic {
+	return diag.NewErrorDiagnostic("The journal of creates cannot be written",
+		fmt.Sprintf("The provider records each create in its journal, %s, before it sends it, so that a run killed before Terraform saves its state costs nothing twice; "+
+			"it could not write there (%v), so it creates nothing. Nothing was sent. Make the directory writable, or free disk space, and apply again. "+
+			"To create without the journal, knowing that a killed run's creates are then bought again by the next run, set the environment variable MOBILEPLAN_JOURNAL=off. %s",
+			journal, err, interruptedRunsGuide))
+}
+
+// JournalAnswerUnrecorded: a create was answered and its subscription is
+// in this state, but the journal could not record it.
+func JournalAnswerUnrecorded(id string, err error) diag.Diagnostic {
+	return diag.NewWarningDiagnostic("The journal of creates could not record a create's answer",
+		fmt.Sprintf("The service made subscription %s, which is in this state, but the journal of creates could not record it (%v). If this run is killed before Terraform saves its state, "+
+			"the next run finds it by a look at the service. Creates that follow stop until the journal can be written. %s", id, err, interruptedRunsGuide))
 }

@@ -194,6 +194,10 @@ func (e *Emulator) apiMiddleware(next http.HandlerFunc) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		e.count(r.Pattern)
+		// The answer is dated by the clock that dates what the service
+		// makes (createdAt), as a real service's are: a client that looks
+		// for what it made reads how far that clock is from its own.
+		w.Header().Set("Date", time.Unix(e.Now(), 0).UTC().Format(http.TimeFormat))
 		latency, rule := e.faults.plan(r)
 		switch {
 		case latency == 0:

@@ -1,20 +1,37 @@
-// Package journal keeps, beside a Terraform working directory, the record
-// of what the provider's creates brought: written before a create is sent
-// and when its answer comes, synced to disk before either goes on. A run
-// killed before its CLI saved state (SIGKILL, a lost runner, an
-// out-of-memory kill) leaves subscriptions at the service that no state
-// holds; the journal names them, so that the next run can take them
-// instead of buying them again.
+// Package journal is a Terraform working directory's memory of what the
+// provider's creates bought, kept beside Terraform's own data, so that a
+// run killed before its CLI saved state costs nothing twice: the next run
+// takes what it left, or names it until it is dealt with.
 //
-// It knows nothing of the provider or of Terraform's protocol: records of
-// processes, creates, subscriptions and sightings, folded into what they
-// say (view.go), in a file of checksummed lines (record.go), where it
-// lives (locate.go), shared by the processes of one working directory
-// (lock_*.go). It never holds the token.
+// Its few concepts:
+//
+//   - A journal: one file a workspace (home.go: Locate), of checksummed
+//     lines (record.go), each synced before what it records goes on
+//     (writer.go), written by the provider processes of the working
+//     directory under file locks (lock_*.go).
+//   - A process: one provider process. Its start names its home (the
+//     working directory, the workspace and the state, home.go) and its
+//     service; its end, written when Terraform ends it, which
+//     subscriptions its state held.
+//   - A create: sent (right before its request is written), then made
+//     (the service's answer: a subscription), unmade (nothing made), or
+//     open, when its process died first. A look at the service (look.go)
+//     finds what open creates made.
+//   - A leftover: a subscription a process was given (made, taken, found)
+//     that no state has been seen to hold since, unless its process ended
+//     as Terraform ends it with no other run applying beside it.
+//   - The decision (decide.go): for a leftover and a run, take it, or the
+//     reason not, each rule a row of decide_test.go.
+//   - The state's size: what each process's state held, for the paged
+//     refresh (StateSize).
+//
+// Taken, made, found and dismissed are the only acts on a subscription;
+// seen is the one word for a state holding it. The journal never holds
+// the token, and knows nothing of Terraform's protocol.
 package journal
 
 import (
-	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -22,154 +39,279 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 )
 
-// StaleAfter is the age past which a leftover is never taken, only named:
-// a run that old was likely dealt with by hand, and a subscription taken
-// by mistake is billed to the wrong configuration.
-const StaleAfter = 7 * 24 * time.Hour
+// Errors of a journal that cannot be kept.
+var (
+	// ErrClosed: the journal was ended or closed.
+	ErrClosed = errors.New("the journal is closed")
+)
 
 // Journal is one working directory's journal, as one provider process
 // uses it. Its methods are safe for concurrent use.
 type Journal struct {
 	path    string
-	file    *os.File
+	home    Home
+	service string
+	lostRun time.Time
 	now     func() time.Time
 	process string
-	service string
-	refused string
+	pid     int
+	ppid    int
 
-	mu        sync.Mutex // guards what follows
-	view      *view
-	index     int  // records in the file, for the view's order
-	started   bool // this process's start record is written
-	creates   int
-	ended     bool
-	lostRun   string    // the lost run this process recovers (RecordLostRun), as its process id
-	lostRunAt time.Time // when it started
+	file *os.File
+	w    writer
 
-	w writer
+	mu       sync.Mutex // guards what follows
+	view     *view
+	size     int64 // the file's size as this process last read or wrote it
+	creates  int
+	looks    int
+	ended    bool
+	damaged  []Damaged
+	setAside string
+	matched  map[*sizeEntry]bool // size entries the state's reads were found in
+	expected int                 // ids in the matched entries
 }
 
-// Identity is what a journal belongs to: a working directory and a
-// workspace. A journal found with another identity is refused.
-type Identity struct {
-	Dir       string
-	Workspace string
+// Options are what Open needs besides the path, home and service.
+type Options struct {
+	// Now is the clock.
+	Now func() time.Time
+	// LostRun is the start of a run lost with its working directory that
+	// this process recovers (RecordLostRun): what the journal holds of
+	// other lost runs is neither named nor taken.
+	LostRun time.Time
+
+	// pid and ppid stand for the process's and its parent's, when set:
+	// the tests' other processes.
+	pid, ppid int
 }
 
-// Open opens the journal at path for a process that speaks to the service
-// at service, creating it when absent. A journal that is damaged, of
-// another version, or another working directory's or workspace's, is
-// moved aside (Refused says where and why) and a new one begins. When no
-// process of the directory holds the journal open and it names nothing
-// left over, it is emptied first, so that it stays small. lostRun, unless
-// zero, is the start of a run whose working directory is gone, which
-// this process recovers (RecordLostRun); what the journal holds of other
-// lost runs is ignored, and dropped when it is emptied.
-func Open(path string, id Identity, service string, lostRun time.Time, now func() time.Time) (*Journal, error) {
+// Open opens the journal at path for a process of home that speaks to the
+// service at service, creating it when absent, and records the process's
+// start. A journal of another format is set aside (SetAside says where);
+// one with damaged lines is read around them (Damaged). When no other
+// process has the journal open, it is compacted first: what it names
+// stays, and the rest goes.
+func Open(path string, home Home, service string, o Options) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	j := &Journal{path: path, now: now, process: newProcessID(), service: service}
-	if !lostRun.IsZero() {
-		j.lostRun, j.lostRunAt = lostRunPrefix+lostRun.UTC().Format(time.RFC3339), lostRun
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	unlock, err := lockPath(path + ".lock")
 	if err != nil {
 		return nil, err
 	}
-	j.file = f
-	j.w.file = f
-	exclusive := lockExclusiveNow(f)
+	defer unlock()
+	j := &Journal{path: path, home: home, service: service, lostRun: o.LostRun, now: o.Now, process: newProcessID(),
+		pid: cmp.Or(o.pid, os.Getpid()), ppid: cmp.Or(o.ppid, os.Getppid()), matched: map[*sizeEntry]bool{}}
+	if err := j.openFile(); err != nil {
+		return nil, err
+	}
+	exclusive := lockExclusiveNow(j.file)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		_ = f.Close()
+		_ = j.file.Close()
 		return nil, err
 	}
-	if exclusive && len(data) > 0 && data[len(data)-1] != '\n' {
-		// A line cut short by a crash (a machine lost, a full disk) was
-		// never acknowledged; cut it off, or the next record would be
-		// glued to it and the journal read as damaged.
-		keep := bytes.LastIndexByte(data, '\n') + 1
-		if err := f.Truncate(int64(keep)); err != nil {
-			_ = f.Close()
+	records, damaged, cut := decodeAll(data)
+	if why := formatProblem(records, damaged); why != "" {
+		if err := j.putAside(why); err != nil {
 			return nil, err
 		}
-		data = data[:keep]
+		records, damaged, cut, data = nil, nil, 0, nil
+		exclusive = lockExclusiveNow(j.file)
 	}
-	records, headed, why := check(data, id)
-	if why != "" {
-		if f, err = j.setAside(why); err != nil {
-			return nil, err
-		}
-		records = nil
-		exclusive = lockExclusiveNow(f)
-	}
-	j.view = newView()
-	for i, r := range records {
-		j.view.apply(i+1, r)
-	}
-	j.index = len(records) + 1
-	if exclusive && len(records) > 0 && !j.view.namesAnythingSince(j.lostRun, now().Add(-StaleAfter)) {
-		// Nobody else has it open and it names nothing: start afresh.
-		if err := f.Truncate(0); err != nil {
-			_ = f.Close()
-			return nil, err
-		}
-		j.index, j.view, headed = 0, newView(), false
-	}
-	if !headed {
-		line, err := encode(record{Kind: kindHeader, Version: formatVersion, Dir: id.Dir, Workspace: id.Workspace})
+	j.damaged = damaged
+	j.view = fold(records)
+	j.size = int64(len(data))
+	if len(data) == 0 {
+		line, err := encode(record{Kind: kindHeader, Version: formatVersion, Dir: home.Dir, Workspace: home.Workspace})
 		if err == nil {
 			err = j.w.write(line)
 		}
 		if err != nil {
-			_ = f.Close()
+			_ = j.file.Close()
 			return nil, err
 		}
-		j.index = 1
+		j.view.apply(record{Kind: kindHeader})
+		j.size = int64(len(line))
+	} else if exclusive && (cut > 0 || needsCompaction(j.view, records, damaged, j.pid)) {
+		kept := compacted(j.view, records, damaged, home, j.pid)
+		if err := j.rewrite(kept); err != nil {
+			_ = j.file.Close()
+			return nil, err
+		}
+		j.view = fold(kept)
 	}
-	lockShared(f)
+	lockShared(j.file)
+	j.mu.Lock()
+	err = j.appendLocked() // its start
+	j.mu.Unlock()
+	if err != nil {
+		_ = j.file.Close()
+		return nil, err
+	}
 	return j, nil
 }
 
-// check returns a journal's records after its header and whether it has
-// one, or why it is not to be trusted.
-func check(data []byte, id Identity) (records []record, headed bool, why string) {
-	records, err := decodeAll(data)
-	switch {
-	case err != nil:
-		return nil, false, fmt.Sprintf("it is damaged (%v)", err)
-	case len(records) == 0:
-		return nil, false, ""
-	case records[0].Kind != kindHeader:
-		return nil, false, "it does not start with a journal's header"
-	case records[0].Version != formatVersion:
-		return nil, false, fmt.Sprintf("it is of format version %d, and this provider reads %d", records[0].Version, formatVersion)
-	case records[0].Dir != id.Dir || records[0].Workspace != id.Workspace:
-		return nil, false, fmt.Sprintf("it belongs to workspace %q of %s, not to workspace %q of %s",
-			records[0].Workspace, records[0].Dir, id.Workspace, id.Dir)
+func (j *Journal) openFile() error {
+	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
 	}
-	return records[1:], true, ""
+	j.file, j.w.file = f, f
+	return nil
 }
 
-// setAside renames the journal out of the way and opens a new one.
-func (j *Journal) setAside(why string) (*os.File, error) {
+// formatProblem says why records are not a journal this package reads;
+// "" when they are, or when there are none. A header lost to a damaged
+// first line is no reason.
+func formatProblem(records []record, damaged []Damaged) string {
+	switch {
+	case len(records) == 0:
+		return ""
+	case records[0].Kind == kindHeader && records[0].Version != formatVersion:
+		return fmt.Sprintf("it is of format version %d, and this provider reads %d", records[0].Version, formatVersion)
+	case records[0].Kind != kindHeader && (len(damaged) == 0 || damaged[0].Line != 1):
+		return "it does not start with a journal's header"
+	}
+	return ""
+}
+
+// putAside renames the journal out of the way and opens a new one.
+func (j *Journal) putAside(why string) error {
 	aside := fmt.Sprintf("%s.refused-%d", j.path, j.now().Unix())
 	_ = j.file.Close()
 	if err := os.Rename(j.path, aside); err != nil {
-		return nil, err
+		return err
 	}
-	j.refused = fmt.Sprintf("The journal %s was not used: %s. It was moved to %s; nothing in it was taken. Delete it once you have checked it.", j.path, why, aside)
-	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	j.setAside = fmt.Sprintf("The journal %s was not used: %s. It was moved to %s; nothing in it was taken. Delete it once you have checked it.", j.path, why, aside)
+	return j.openFile()
+}
+
+// fold is the view of records.
+func fold(records []record) *view {
+	v := newView()
+	for _, r := range records {
+		v.apply(r)
+	}
+	return v
+}
+
+// needsCompaction reports whether compacting would change the journal:
+// ends still carry what their state held, damaged lines are in it, or it
+// names nothing and holds more than its header and sizes.
+func needsCompaction(v *view, records []record, damaged []Damaged, pid int) bool {
+	if len(damaged) > 0 {
+		return true
+	}
+	pending := v.pending("", pid)
+	for _, r := range records {
+		switch {
+		case r.Kind == kindEnd && (r.Holds != "" || r.Gone != ""):
+			return true
+		case !pending && r.Kind != kindHeader && r.Kind != kindSize:
+			return true
+		}
+	}
+	return false
+}
+
+// compacted are the records a compaction keeps: a header; when the
+// journal names anything, every record of its processes, the state each
+// end held cut to what the journal knows (as seen records), and the ids of
+// damaged lines; then what each process's state held, as sizes.
+func compacted(v *view, records []record, damaged []Damaged, home Home, pid int) []record {
+	kept := []record{{Kind: kindHeader, Version: formatVersion, Dir: home.Dir, Workspace: home.Workspace}}
+	if v.pending("", pid) {
+		given := map[uint64]string{}
+		for id := range v.subs {
+			given[idHash(id)] = id
+		}
+		for _, r := range records {
+			switch r.Kind {
+			case kindHeader, kindSize:
+				continue
+			case kindEnd:
+				var seen []string
+				for h := range parseHashes(r.Holds) {
+					if id, ok := given[h]; ok {
+						seen = append(seen, id)
+					}
+				}
+				r.Holds, r.Gone = "", ""
+				kept = append(kept, r)
+				if len(seen) > 0 {
+					slices.Sort(seen)
+					kept = append(kept, record{Kind: kindSeen, Process: r.Process, At: r.At, IDs: seen})
+				}
+				continue
+			}
+			kept = append(kept, r)
+		}
+		for _, d := range damaged {
+			if len(d.IDs) > 0 {
+				kept = append(kept, record{Kind: kindDamaged, IDs: d.IDs, Line: d.Line})
+			}
+		}
+	}
+	for _, e := range v.sizes {
+		kept = append(kept, record{Kind: kindSize, Holds: formatHashes(e.ids)})
+	}
+	return kept
+}
+
+// rewrite replaces the journal's file with records, whole or not at all;
+// the exclusive lock held on the file, and the lock beside it, keep every
+// other process out meanwhile.
+func (j *Journal) rewrite(records []record) error {
+	var data []byte
+	for _, r := range records {
+		line, err := encode(r)
+		if err != nil {
+			return err
+		}
+		data = append(data, line...)
+	}
+	tmp := j.path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	j.file, j.w.file = f, f
-	return f, nil
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, j.path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	syncDir(filepath.Dir(j.path))
+	_ = j.file.Close()
+	if err := j.openFile(); err != nil {
+		return err
+	}
+	j.size = int64(len(data))
+	return nil
+}
+
+// syncDir makes a rename in dir durable; where a directory cannot be
+// synced, the rename stands as the filesystem keeps it.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
 }
 
 func newProcessID() string {
@@ -181,255 +323,302 @@ func newProcessID() string {
 // Path is where the journal is.
 func (j *Journal) Path() string { return j.path }
 
-// Service is the base URL this process speaks to.
-func (j *Journal) Service() string { return j.service }
+// SetAside says why a journal found at the path was set aside; "" when
+// none was.
+func (j *Journal) SetAside() string { return j.setAside }
 
-// Refused says why a journal found at the path was set aside; "" when none
-// was.
-func (j *Journal) Refused() string { return j.refused }
+// Damaged are the lines Open read damaged.
+func (j *Journal) Damaged() []Damaged { return slices.Clone(j.damaged) }
 
-// Leftovers are the subscriptions the journal names as given to another
-// process and held by no state it has heard of since, oldest first,
-// whatever their service or age.
-func (j *Journal) Leftovers() []Leftover {
+// Leftovers are the subscriptions no state is known to hold that this
+// process must name or may take, oldest first, as the journal holds them
+// now (what other processes wrote since is read first).
+func (j *Journal) Leftovers() ([]Leftover, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.view.leftovers(j.lostRun, j.process)
+	err := j.reloadLocked()
+	return j.view.leftovers(j.process, j.pid, j.lostRun), err
 }
 
-// Unanswered are the creates sent with no answer recorded, oldest first.
-func (j *Journal) Unanswered() []Unanswered {
+// OpenCreates are the creates sent with no answer on record by processes
+// that will not record one, oldest first.
+func (j *Journal) OpenCreates() []OpenCreate {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.view.unanswered(j.process)
+	return j.view.openCreates(j.process, j.pid)
 }
 
-// finishingWithin is how recently a process must have written for Others
-// to count it: a provider whose Terraform was killed writes the answers of
-// the creates it had sent, each bounded by its request's time limit, and
-// then exits.
+// Known reports whether the journal names subscription id in any way: a
+// look never finds it again.
+func (j *Journal) Known(id string) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.view.subs[id] != nil
+}
+
+// finishingWithin is how recently an orphan must have written for
+// Orphans to count it: a provider whose Terraform was killed writes the
+// answers of the creates it had sent, each bounded by its request's time
+// limit, and then exits.
 const finishingWithin = 10 * time.Minute
 
-// Others counts the processes of another Terraform run that still have
-// the journal open and may write to it: alive, never ended, started by
-// another process than this one's parent (the providers of one run, one
-// per provider configuration, share a parent), and writing lately. A
-// provider whose Terraform was killed is one while it sees through the
-// creates it had sent.
-func (j *Journal) Others() int {
+// Orphans counts the processes whose Terraform is gone that still run and
+// wrote lately: a provider seeing its creates in flight through. What it
+// records after this process's plan began could not be vouched for.
+func (j *Journal) Orphans() int {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	n := 0
 	for _, p := range j.view.processes {
-		if !p.ended && p.pid != 0 && p.pid != os.Getpid() && p.ppid != os.Getppid() &&
-			j.now().Sub(p.last) < finishingWithin && alive(p.pid) {
+		if !p.ended && p.pid != 0 && p.pid != j.pid && j.now().Sub(p.lastAt) < finishingWithin && alive(p.pid) && orphaned(p.pid, p.ppid) {
 			n++
 		}
 	}
 	return n
 }
 
-// LostSubscription is a subscription the service shows of a lost run: one
-// it made and no state may hold.
-type LostSubscription struct {
-	ID            string
-	Request, Also string
-}
+// orphaned reports whether the Terraform that started a process is gone.
+func orphaned(pid, ppid int) bool { return ppid != 0 && !alive(ppid) }
 
-// RecordLostRun records, as given to the lost run Open was given, whose
-// working directory, and journal, are gone, the subscriptions the service
-// shows of it and this journal does not name; this process's leftovers
-// include them, as they would a killed run's of this working directory.
-// It must come before this process's own start (Begin), which the plan
-// that vouches for them needs after them.
-func (j *Journal) RecordLostRun(subs []LostSubscription) error {
+// AfterSibling reports whether a process Terraform started before this
+// one, in the same run, has ended: in `terraform apply`, the plan's
+// provider process ends before the apply's starts, and the providers of
+// one walk end together.
+func (j *Journal) AfterSibling() bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	run := j.lostRun
-	switch {
-	case run == "":
-		return errors.New("the journal was opened for no lost run")
-	case j.started:
-		return errors.New("a lost run is recorded before the process's own records")
-	}
-	var records []record
-	if j.view.processes[run] == nil {
-		records = append(records, record{Kind: kindStart, At: j.lostRunAt.UnixMilli(), Service: j.service})
-	}
-	now := j.now().UnixMilli()
-	for _, s := range subs {
-		if j.view.held[s.ID] == nil { // else this journal knows it already
-			records = append(records, record{Kind: kindCreated, ID: s.ID, Request: s.Request, Also: s.Also, At: now})
+	_ = j.reloadLocked()
+	self := j.view.processes[j.process]
+	for _, p := range j.view.processes {
+		if p != self && p.ppid == j.ppid && p.ended && self != nil && p.start < self.start {
+			return true
 		}
 	}
-	return j.writeLocked(run, records)
+	return false
 }
 
-// Begin records this process's start, so that the plan it makes can vouch
-// for what it saw; appending any record begins too.
-func (j *Journal) Begin() error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.appendLocked()
-}
-
-// Seen records that a state held subscription id, if the journal names it
-// as a leftover: it is then taken by no create. It reports whether it was
-// one.
-func (j *Journal) Seen(id string) (bool, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	h := j.view.held[id]
-	if h == nil || h.seen || j.view.processes[h.process].ended {
-		return false, nil
+// StateSize is how many subscriptions this process's state held at the
+// last run here, as far as the reads so far show it: the ids of the size
+// entries they are found in, id's included. A provider configured more
+// than once (aliases, other accounts) is a process each, each with its own
+// entries, so a process never counts another configuration's.
+func (j *Journal) StateSize(id string) int {
+	if j == nil {
+		return 0
 	}
-	return true, j.appendLocked(record{Kind: kindSeen, ID: id})
+	h := idHash(id)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, e := range j.view.sizes {
+		if _, ok := e.ids[h]; ok && !j.matched[e] {
+			j.matched[e] = true
+			j.expected += len(e.ids)
+		}
+	}
+	return j.expected
 }
 
-// Sending records a create about to be sent, asking for request, and
-// returns its number, for Created or Unsent.
-func (j *Journal) Sending(request string) (int, error) {
+// Create is one create of this process, as its record goes.
+type Create struct {
+	j       *Journal
+	n       int
+	request string
+	within  time.Duration
+	sent    bool
+}
+
+// NewCreate begins a create asking for request, whose every attempt has
+// within to be answered. Nothing is recorded until it is sent.
+func (j *Journal) NewCreate(request string, within time.Duration) *Create {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.creates++
-	n := j.creates
-	return n, j.appendLocked(record{Kind: kindSent, Create: n, Request: request})
+	return &Create{j: j, n: j.creates, request: request, within: within}
 }
 
-// Created records the service's answer to create n: subscription id.
-func (j *Journal) Created(n int, request, id string) error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.appendLocked(record{Kind: kindCreated, Create: n, Request: request, ID: id})
+// Sending records that the create's request is about to be written: it
+// returns once that is on disk, and the request must not go when it
+// fails.
+func (c *Create) Sending() error {
+	c.j.mu.Lock()
+	defer c.j.mu.Unlock()
+	c.sent = true
+	return c.j.appendLocked(record{Kind: kindSent, Create: c.n, Request: c.request, Within: c.within.Milliseconds()})
 }
 
-// Unsent records that create n made nothing: it was never sent, or the
-// service refused it.
-func (j *Journal) Unsent(n int) error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.appendLocked(record{Kind: kindUnsent, Create: n})
+// Refused records that the service refused the attempt just sent (a
+// 429): it made nothing, and the create waits to be sent again. A failure
+// to record it costs only a look at the service later.
+func (c *Create) Refused() {
+	c.j.mu.Lock()
+	defer c.j.mu.Unlock()
+	_ = c.j.appendLocked(record{Kind: kindRefused, Create: c.n})
 }
 
-// Verdict is what a check at the service found of a leftover.
-type Verdict int
+// Made records the service's answer: subscription id.
+func (c *Create) Made(id string) error {
+	c.j.mu.Lock()
+	defer c.j.mu.Unlock()
+	return c.j.appendLocked(record{Kind: kindMade, Create: c.n, Request: c.request, ID: id})
+}
 
-const (
-	// Take: the leftover can stand for the create.
-	Take Verdict = iota
-	// Unfit: it cannot (gone, used, of another plan); no one takes it.
-	Unfit
-)
-
-// Claim takes, for a create asking for request, the oldest leftover of
-// this service that serves the same request, that the latest whole plan
-// vouches for (view.vouchedFor), that is not stale, and that check finds fit at
-// the service; it records the leftover as taken by this process before
-// returning it. One check finds unfit is recorded the same way, by
-// nobody's create, and the next is tried. A check's error ends the claim
-// with nothing recorded, the leftover left for another run. All of it
-// happens under a lock the other processes of the working directory take
-// too (a run has one per provider configuration), after reading what they
-// recorded, so that no two creates, in any process, take one subscription.
-func (j *Journal) Claim(request string, check func(Leftover) (Verdict, error)) (Leftover, bool, error) {
-	if !j.mayServe(request) {
-		return Leftover{}, false, nil // nothing to read the journal again for
+// Unmade records that the create made nothing: the service refused it,
+// or it was never sent.
+func (c *Create) Unmade() error {
+	c.j.mu.Lock()
+	defer c.j.mu.Unlock()
+	if !c.sent {
+		return nil
 	}
-	unlock, err := lockClaims(j.path + ".lock")
+	return c.j.appendLocked(record{Kind: kindUnmade, Create: c.n})
+}
+
+// Take records that a create of this process asking for request took a
+// leftover instead of sending: the one pick chooses among those that may
+// serve request, as the journal holds them now. It all happens under the
+// lock every process of the working directory takes for it, after reading
+// what they wrote, so that no two creates, in any process, take one
+// subscription. pick returns "" for none; its error leaves all as it was.
+func (j *Journal) Take(request string, pick func([]Leftover) (string, error)) (Leftover, bool, error) {
+	unlock, err := lockPath(j.path + ".lock")
 	if err != nil {
 		return Leftover{}, false, err
 	}
 	defer unlock()
-	for {
-		j.mu.Lock()
-		err := j.reloadLocked()
-		l, ok := j.takeableLocked(request)
-		j.mu.Unlock()
-		if err != nil || !ok {
-			return Leftover{}, false, err
-		}
-		verdict, err := check(l)
-		if err != nil {
-			return Leftover{}, false, err
-		}
-		j.mu.Lock()
-		err = j.appendLocked(record{Kind: kindAdopted, Request: l.Request, Also: l.Also, ID: l.ID})
-		j.mu.Unlock()
-		if err != nil || verdict == Take {
-			return l, err == nil, err
+	left, err := j.Leftovers()
+	if err != nil {
+		return Leftover{}, false, err
+	}
+	var candidates []Leftover
+	for _, l := range left {
+		if l.Serves(request) {
+			candidates = append(candidates, l)
 		}
 	}
-}
-
-// mayServe reports whether, as far as this process has read, a leftover
-// may serve request: when none may, none was added since (only a killed
-// process or a lost run adds leftovers, never a run in progress).
-func (j *Journal) mayServe(request string) bool {
+	if len(candidates) == 0 {
+		return Leftover{}, false, nil
+	}
+	id, err := pick(candidates)
+	if err != nil || id == "" {
+		return Leftover{}, false, err
+	}
+	i := slices.IndexFunc(candidates, func(l Leftover) bool { return l.ID == id })
+	if i < 0 {
+		return Leftover{}, false, fmt.Errorf("%s is not a leftover of %s", id, request)
+	}
+	l := candidates[i]
+	also := l.Request
+	if also == request {
+		also = l.Also
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	_, ok := j.takeableLocked(request)
-	return ok
+	if err := j.appendLocked(record{Kind: kindTaken, Request: request, Also: also, ID: id}); err != nil {
+		return Leftover{}, false, err
+	}
+	return l, true, nil
 }
 
-// takeableLocked is the oldest leftover Claim may take for request; j.mu
-// is held.
-func (j *Journal) takeableLocked(request string) (Leftover, bool) {
-	for _, l := range j.view.leftovers(j.lostRun, j.process) {
-		if j.Serves(l, request) && j.view.vouchedFor(l) {
-			return l, true
+// RecordLook records a look at the service for creates: what it found
+// becomes leftovers of this process, and the creates are settled.
+func (j *Journal) RecordLook(creates []OpenCreate, found []Found) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.looks++
+	group := j.process + ":" + strconv.Itoa(j.looks)
+	sends := make([]string, len(creates))
+	for i, c := range creates {
+		sends[i] = c.Process + ":" + strconv.Itoa(c.Create)
+	}
+	records := []record{{Kind: kindLooked, Group: group, Sends: sends}}
+	for _, f := range found {
+		records = append(records, record{Kind: kindFound, Group: group, ID: f.ID, Request: f.Request, Also: f.Also, Created: f.Created.Unix()})
+	}
+	return j.appendLocked(records...)
+}
+
+// RecordLostRun records what the service made in the window of the lost
+// run Open was given: leftovers of this process, and of every later one
+// given the same lost run.
+func (j *Journal) RecordLostRun(found []Found) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.lostRun.IsZero() {
+		return errors.New("the journal was opened for no lost run")
+	}
+	var records []record
+	for _, f := range found {
+		if j.view.subs[f.ID] == nil {
+			records = append(records, record{Kind: kindFound, ID: f.ID, Request: f.Request, Also: f.Also, Created: f.Created.Unix(), LostRun: j.lostRun.Unix()})
 		}
 	}
-	return Leftover{}, false
+	return j.appendLocked(records...)
 }
 
-// Serves reports whether leftover l may stand for a create asking for
-// request, as far as the journal alone can tell: the same request, this
-// process's service, a run not older than StaleAfter.
-func (j *Journal) Serves(l Leftover, request string) bool {
-	return (l.Request == request || l.Also == request) && l.Service == j.service && j.now().Sub(l.Run) < StaleAfter
+// Dismiss records that ids are dealt with (why: "dismissed" by the user,
+// "gone" at the service): none is named or taken again. It returns those
+// the journal does not name.
+func (j *Journal) Dismiss(ids []string, why string) (unknown []string, err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var records []record
+	for _, id := range ids {
+		s := j.view.subs[id]
+		switch {
+		case s == nil:
+			unknown = append(unknown, id)
+		case s.dismissed == "":
+			records = append(records, record{Kind: kindDismissed, ID: id, Why: why})
+		}
+	}
+	return unknown, j.appendLocked(records...)
 }
 
-// reloadLocked folds the whole file again, with what other processes
-// wrote since Open; j.mu is held. This process's records are all on disk
-// first.
+// reloadLocked folds the whole file again when another process wrote to
+// it since this one last did; j.mu is held. This process's records are
+// all on disk first.
 func (j *Journal) reloadLocked() error {
 	if err := j.w.wait(j.w.tickets()); err != nil {
 		return err
+	}
+	info, err := j.file.Stat()
+	if err != nil {
+		return err
+	}
+	if info.Size() == j.size {
+		return nil
 	}
 	data, err := os.ReadFile(j.path)
 	if err != nil {
 		return err
 	}
-	records, err := decodeAll(data)
-	if err != nil {
-		return fmt.Errorf("the journal %s was damaged while in use: %w", j.path, err)
-	}
-	j.view = newView()
-	for i, r := range records {
-		if i > 0 {
-			j.view.apply(i, r)
-		}
-	}
-	j.index = len(records)
+	records, _, _ := decodeAll(data)
+	j.view, j.size = fold(records), int64(len(data))
 	return nil
 }
 
 // End records that this process ended as Terraform ends its providers:
-// whole says it saw every subscription its state held (no -target), and
-// applied that it applied changes. A process that wrote nothing writes
-// nothing. End then closes the journal.
-func (j *Journal) End(whole, applied bool) error {
+// whole says it saw every subscription its state held (no -target),
+// applied that it applied changes, holds the subscriptions its state held
+// as far as it saw (read, made or taken), gone those it found gone or
+// removed. End then closes the journal.
+func (j *Journal) End(whole, applied bool, holds, gone []string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.ended {
 		return nil
 	}
-	var err error
-	if j.started {
-		err = j.appendLocked(record{Kind: kindEnd, Whole: whole, Applied: applied})
-	}
+	err := j.appendLocked(record{Kind: kindEnd, Whole: whole, Applied: applied, Holds: formatHashes(hashes(holds)), Gone: formatHashes(hashes(gone))})
 	j.ended = true
 	return errors.Join(err, j.file.Close())
+}
+
+func hashes(ids []string) map[uint64]struct{} {
+	out := make(map[uint64]struct{}, len(ids))
+	for _, id := range ids {
+		out[idHash(id)] = struct{}{}
+	}
+	return out
 }
 
 // Close closes the journal without an end record, as a killed process
@@ -444,42 +633,32 @@ func (j *Journal) Close() error {
 	return j.file.Close()
 }
 
-// appendLocked writes records (this process's start first, if not yet
-// written) and waits until they are on disk; j.mu is held, and released
-// while waiting so that other records join the same write.
+// appendLocked writes records, this process's start first if it is not
+// written yet, and waits until they are on disk; j.mu is held, and
+// released while waiting so that other records join the same write.
 func (j *Journal) appendLocked(records ...record) error {
 	if j.ended {
-		return errors.New("the journal is closed")
+		return ErrClosed
 	}
-	if !j.started {
-		j.started = true
-		records = slices.Insert(records, 0, record{Kind: kindStart, PID: os.Getpid(), PPID: os.Getppid(), Service: j.service})
+	if j.view.processes[j.process] == nil {
+		records = slices.Insert(records, 0, record{Kind: kindStart, PID: j.pid, PPID: j.ppid, Service: j.service,
+			Dir: j.home.Dir, Workspace: j.home.Workspace, Backend: j.home.Backend})
 	}
-	now := j.now().UnixMilli()
-	for i := range records {
-		records[i].At = now
-	}
-	return j.writeLocked(j.process, records)
-}
-
-// writeLocked writes records as process's, folds them into the view, and
-// waits until they are on disk; j.mu is held, and released while waiting
-// so that other records join the same write.
-func (j *Journal) writeLocked(process string, records []record) error {
+	at := j.now().UnixMilli()
 	var lines []byte
 	for _, r := range records {
-		r.Process = process
+		r.Process, r.At = j.process, at
 		line, err := encode(r)
 		if err != nil {
 			return err
 		}
 		lines = append(lines, line...)
-		j.view.apply(j.index, r)
-		j.index++
+		j.view.apply(r)
 	}
 	if len(lines) == 0 {
 		return nil
 	}
+	j.size += int64(len(lines))
 	ticket := j.w.queue(lines)
 	j.mu.Unlock()
 	err := j.w.wait(ticket)

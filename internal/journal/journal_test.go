@@ -1,12 +1,12 @@
 package journal
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +14,7 @@ import (
 )
 
 var (
-	here  = Identity{Dir: "/work/config", Workspace: "default"}
+	here  = Home{Dir: "/work/config", Workspace: "default"}
 	t0    = time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 	svc   = "https://api.example.com"
 	byID  = "plan_id plan_001"
@@ -22,13 +22,26 @@ var (
 )
 
 // clock is a time the tests move.
-type clock struct{ now time.Time }
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
 
-func (c *clock) Now() time.Time { return c.now }
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
 
 func open(t *testing.T, path string, c *clock) *Journal {
 	t.Helper()
-	j, err := Open(path, here, svc, time.Time{}, c.Now)
+	j, err := Open(path, here, svc, Options{Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,103 +55,121 @@ func must[T any](v T, err error) T {
 	return v
 }
 
+func newPath(t *testing.T) string { return filepath.Join(t.TempDir(), "default.journal") }
+
 // skipWithoutFlock skips where the journal has no file locks (Windows),
-// where it is never emptied and the provider never takes a leftover.
+// where it is never compacted and the provider never takes a leftover.
 func skipWithoutFlock(t *testing.T) {
 	if runtime.GOOS == "windows" {
-		t.Skip("no flock: the journal is never emptied, and nothing is taken")
+		t.Skip("no flock: the journal is never compacted, and nothing is taken")
 	}
 }
 
-func claim(t *testing.T, j *Journal, request string) (Leftover, bool) {
+func leftovers(t *testing.T, j *Journal) []Leftover {
 	t.Helper()
-	l, ok, err := j.Claim(request, func(Leftover) (Verdict, error) { return Take, nil })
+	return must(j.Leftovers())
+}
+
+func ids(ls []Leftover) string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.ID)
+	}
+	return strings.Join(out, ",")
+}
+
+// takeFirst takes the first leftover offered, as a create finding every
+// one fit at the service would.
+func takeFirst(t *testing.T, j *Journal, request string) (Leftover, bool) {
+	t.Helper()
+	l, ok, err := j.Take(request, func(ls []Leftover) (string, error) {
+		for _, l := range ls {
+			if l.Vouched {
+				return l.ID, nil
+			}
+		}
+		return "", nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return l, ok
 }
 
-func ids(ls []Leftover) []string {
-	var out []string
-	for _, l := range ls {
-		out = append(out, l.ID)
+// made records one create of request answered with id.
+func made(t *testing.T, j *Journal, request, id string) {
+	t.Helper()
+	c := j.NewCreate(request, 30*time.Second)
+	if err := c.Sending(); err != nil {
+		t.Fatal(err)
 	}
-	return out
+	if err := c.Made(id); err != nil {
+		t.Fatal(err)
+	}
 }
 
-// killedApply is an apply that created sub_a and sub_b and was killed: no
-// end record.
+// killedApply is an apply that made sub_a and sub_b, sent a third create
+// with no answer, and was killed: no end record.
 func killedApply(t *testing.T, path string, c *clock) {
 	t.Helper()
 	j := open(t, path, c)
-	for _, id := range []string{"sub_a", "sub_b"} {
-		n := must(j.Sending(byID))
-		if err := j.Created(n, byID, id); err != nil {
-			t.Fatal(err)
-		}
+	made(t, j, byID, "sub_a")
+	made(t, j, byID, "sub_b")
+	if err := j.NewCreate(byID, 30*time.Second).Sending(); err != nil {
+		t.Fatal(err)
 	}
-	n := must(j.Sending(byID)) // in flight when the process died too
-	_ = n
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// plan is a plan that saw seen in its state, ended the usual way.
-func plan(t *testing.T, path string, c *clock, whole bool, seen ...string) {
+// plan is a plan that ended the usual way, whole or not, its state
+// holding held.
+func plan(t *testing.T, path string, c *clock, whole bool, held ...string) {
 	t.Helper()
 	j := open(t, path, c)
-	if err := j.Begin(); err != nil {
-		t.Fatal(err)
-	}
-	for _, id := range seen {
-		if _, err := j.Seen(id); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := j.End(whole, false); err != nil {
+	if err := j.End(whole, false, held, nil); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func TestLeftoversAreWhatAKilledProcessWasGivenAndNoStateShowed(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "default.journal")
-	c := &clock{t0}
+func TestLeftoversAreWhatAKilledProcessWasGivenAndNoStateHeld(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
 	killedApply(t, path, c)
 
 	j := open(t, path, c)
-	if got := ids(j.Leftovers()); strings.Join(got, ",") != "sub_a,sub_b" {
+	if got := ids(leftovers(t, j)); got != "sub_a,sub_b" {
 		t.Errorf("leftovers %v, want sub_a, sub_b", got)
 	}
-	if un := j.Unanswered(); len(un) != 1 || un[0].Request != byID || !un[0].Sent.Equal(t0) {
-		t.Errorf("unanswered %+v, want the one create in flight", un)
+	if oc := j.OpenCreates(); len(oc) != 1 || oc[0].Request != byID || !oc[0].Sent.Equal(t0) || oc[0].Within != 30*time.Second {
+		t.Errorf("open creates %+v, want the one create in flight", oc)
 	}
-	if _, ok := claim(t, j, byID); ok {
-		t.Error("a leftover was claimed with no plan vouching for it")
+	if _, ok := takeFirst(t, j, byID); ok {
+		t.Error("a leftover was taken with no plan vouching for it")
 	}
 	_ = j.Close()
 
 	plan(t, path, c, true, "sub_a")
 	j = open(t, path, c)
 	defer j.Close()
-	if got := ids(j.Leftovers()); strings.Join(got, ",") != "sub_b" {
-		t.Errorf("after a plan that saw sub_a: leftovers %v, want sub_b", got)
+	if got := ids(leftovers(t, j)); got != "sub_b" {
+		t.Errorf("after a plan whose state held sub_a: leftovers %v, want sub_b", got)
 	}
-	if _, ok := claim(t, j, other); ok {
-		t.Error("a leftover of another request was claimed")
+	if _, ok := takeFirst(t, j, other); ok {
+		t.Error("a leftover of another request was taken")
 	}
-	l, ok := claim(t, j, byID)
+	l, ok := takeFirst(t, j, byID)
 	if !ok || l.ID != "sub_b" {
-		t.Fatalf("claimed %+v %v, want sub_b", l, ok)
+		t.Fatalf("took %+v %v, want sub_b", l, ok)
 	}
-	if _, ok := claim(t, j, byID); ok {
-		t.Error("a leftover was claimed twice")
+	if _, ok := takeFirst(t, j, byID); ok {
+		t.Error("a leftover was taken twice")
 	}
 }
 
 // Only a plan that saw the whole state, applied nothing, ended the usual
-// way and began after the leftover was given out vouches for it.
+// way and began after the leftover was given vouches for it.
 func TestOnlyAWholePlanAfterTheKillVouches(t *testing.T) {
 	for name, c := range map[string]struct {
 		before  bool // the plan ran before the killed apply
@@ -154,15 +185,12 @@ func TestOnlyAWholePlanAfterTheKillVouches(t *testing.T) {
 		"whole plan before":    {before: true, whole: true, ended: true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "default.journal")
-			clk := &clock{t0}
+			path := newPath(t)
+			clk := &clock{now: t0}
 			run := func() {
 				j := open(t, path, clk)
-				if err := j.Begin(); err != nil {
-					t.Fatal(err)
-				}
 				if c.ended {
-					_ = j.End(c.whole, c.applied)
+					_ = j.End(c.whole, c.applied, nil, nil)
 				} else {
 					_ = j.Close()
 				}
@@ -176,235 +204,58 @@ func TestOnlyAWholePlanAfterTheKillVouches(t *testing.T) {
 			}
 			j := open(t, path, clk)
 			defer j.Close()
-			if _, ok := claim(t, j, byID); ok != c.want {
-				t.Errorf("claimed %v, want %v", ok, c.want)
+			ls := leftovers(t, j)
+			if len(ls) != 2 || ls[0].Vouched != c.want {
+				t.Errorf("leftovers %+v, want 2 vouched %v", ls, c.want)
 			}
 		})
 	}
 }
 
-// A leftover of a run older than StaleAfter is never taken, and leaves
-// the journal at the next emptying: by then it was likely dealt with by
-// hand, and one taken by mistake is billed to the wrong configuration.
-func TestAStaleLeftoverIsNeverClaimed(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "default.journal")
-	c := &clock{t0}
-	killedApply(t, path, c)
-	c.now = t0.Add(StaleAfter - time.Minute)
-	plan(t, path, c, true)
-	j := open(t, path, c)
-	defer j.Close()
-	c.now = t0.Add(StaleAfter)
-	if _, ok := claim(t, j, byID); ok {
-		t.Errorf("a leftover %s old was claimed", StaleAfter)
-	}
-	c.now = t0.Add(StaleAfter - time.Second)
-	if _, ok := claim(t, j, byID); !ok {
-		t.Errorf("a leftover just under %s old was not claimed", StaleAfter)
-	}
-	_ = j.End(false, true) // the apply that took it ends as usual
+// A process Terraform ended the usual way handed its state over: what it
+// made is no leftover. Two runs applying at once in one workspace
+// (-lock=false) each saved a state the other may have overwritten: what
+// both made stays a leftover until a later state holds it.
+func TestTwoRunsApplyingAtOnceLeaveEveryCreateALeftover(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	alone := open(t, path, c)
+	made(t, alone, byID, "sub_alone")
+	_ = alone.End(false, true, []string{"sub_alone"}, nil)
 
-	if runtime.GOOS == "windows" {
-		return // never emptied there
-	}
-	c.now = t0.Add(StaleAfter + time.Second)
-	later := open(t, path, c)
-	defer later.Close()
-	if len(later.Leftovers()) != 0 || len(later.Unanswered()) != 0 {
-		t.Errorf("past %s: leftovers %v, unanswered %v; want the journal emptied of them", StaleAfter, later.Leftovers(), later.Unanswered())
-	}
-}
-
-func TestAnotherServicesLeftoverIsNeverClaimed(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "default.journal")
-	c := &clock{t0}
-	killedApply(t, path, c)
-	plan(t, path, c, true)
-	j, err := Open(path, here, "https://elsewhere.example.com", time.Time{}, c.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	if _, ok := claim(t, j, byID); ok {
-		t.Error("a leftover created at another base URL was claimed")
-	}
-}
-
-// A process that ended the usual way handed everything it created to a
-// state Terraform saved: nothing of it is left over, and the journal,
-// naming nothing, starts afresh.
-func TestAnEndedProcessLeavesNothingAndTheJournalEmpties(t *testing.T) {
-	skipWithoutFlock(t)
-	path := filepath.Join(t.TempDir(), "default.journal")
-	c := &clock{t0}
-	j := open(t, path, c)
-	n := must(j.Sending(byID))
-	_ = j.Created(n, byID, "sub_a")
-	n = must(j.Sending(byID))
-	_ = j.Unsent(n) // refused: made nothing
-	if err := j.End(false, true); err != nil {
-		t.Fatal(err)
-	}
-	full := must(os.ReadFile(path))
-
-	j = open(t, path, c)
-	defer j.Close()
-	if len(j.Leftovers()) != 0 || len(j.Unanswered()) != 0 {
-		t.Errorf("leftovers %v, unanswered %v, want none", j.Leftovers(), j.Unanswered())
-	}
-	if emptied := must(os.ReadFile(path)); len(emptied) >= len(full) || bytes.Count(emptied, []byte("\n")) != 1 {
-		t.Errorf("the journal holds %q, want its header alone", emptied)
-	}
-}
-
-// While another process has the journal open, it is not emptied: that
-// process's records would be lost.
-func TestTheJournalIsNotEmptiedUnderAnotherProcess(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "default.journal")
-	c := &clock{t0}
 	first := open(t, path, c)
-	n := must(first.Sending(byID))
-	_ = first.Created(n, byID, "sub_a")
-	_ = first.End(false, true)
-	holder := open(t, path, c) // empties it, and keeps it open
-	defer holder.Close()
-	n = must(holder.Sending(byID))
-	_ = holder.Created(n, byID, "sub_b")
+	second := must(Open(path, here, svc, Options{Now: c.Now, ppid: first.ppid + 1})) // another run's
+	made(t, first, byID, "sub_1")
+	made(t, second, byID, "sub_2")
+	_ = first.End(false, true, []string{"sub_1"}, nil)
+	_ = second.End(false, true, []string{"sub_2"}, nil)
 
-	second := open(t, path, c)
-	defer second.Close()
-	if got := ids(second.Leftovers()); len(got) != 1 || got[0] != "sub_b" {
-		t.Errorf("leftovers %v, want sub_b of the process that has it open", got)
-	}
-}
-
-func TestARefusedJournalIsSetAsideAndNothingInItTaken(t *testing.T) {
-	good := func(t *testing.T) (string, *clock) {
-		path := filepath.Join(t.TempDir(), "default.journal")
-		c := &clock{t0}
-		killedApply(t, path, c)
-		plan(t, path, c, true)
-		return path, c
-	}
-	for name, c := range map[string]struct {
-		spoil func(t *testing.T, path string)
-		id    Identity
-		want  string
-	}{
-		"damaged": {spoil: func(t *testing.T, path string) {
-			b := must(os.ReadFile(path))
-			_ = os.WriteFile(path, bytes.Replace(b, []byte("sub_a"), []byte("sub_x"), 1), 0o600)
-		}, id: here, want: "it is damaged (line 4: a line does not match its checksum)"},
-		"another directory's": {id: Identity{Dir: "/elsewhere", Workspace: "default"},
-			want: `it belongs to workspace "default" of /work/config, not to workspace "default" of /elsewhere`},
-		"another workspace's": {id: Identity{Dir: here.Dir, Workspace: "staging"},
-			want: `it belongs to workspace "default" of /work/config, not to workspace "staging" of /work/config`},
-		"no header": {spoil: func(t *testing.T, path string) {
-			b := must(os.ReadFile(path))
-			_, rest, _ := bytes.Cut(b, []byte("\n"))
-			_ = os.WriteFile(path, rest, 0o600)
-		}, id: here, want: "it does not start with a journal's header"},
-	} {
-		t.Run(name, func(t *testing.T) {
-			path, clk := good(t)
-			if c.spoil != nil {
-				c.spoil(t, path)
-			}
-			j, err := Open(path, c.id, svc, time.Time{}, clk.Now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer j.Close()
-			if !strings.Contains(j.Refused(), c.want) {
-				t.Errorf("refused: %q, want it to say %q", j.Refused(), c.want)
-			}
-			if len(j.Leftovers()) != 0 {
-				t.Errorf("leftovers %v of a refused journal", j.Leftovers())
-			}
-			aside, _ := filepath.Glob(path + ".refused-*")
-			if len(aside) != 1 || !strings.Contains(j.Refused(), aside[0]) {
-				t.Errorf("set aside as %v; the message: %s", aside, j.Refused())
-			}
-		})
-	}
-}
-
-// A line cut short by a crash mid-write was never acknowledged: it is left
-// out, and the rest is trusted.
-func TestALastLineCutShortIsLeftOut(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "default.journal")
-	c := &clock{t0}
-	killedApply(t, path, c)
-	f := must(os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0))
-	_, _ = f.WriteString(`1234abcd {"k":"created","p":"x","id":"sub_c"`)
-	_ = f.Close()
 	j := open(t, path, c)
-	defer j.Close()
-	if j.Refused() != "" {
-		t.Fatalf("refused: %s", j.Refused())
+	if got := ids(leftovers(t, j)); got != "sub_1,sub_2" {
+		t.Errorf("leftovers %v, want both applies' creates and not the lone one's", got)
 	}
-	if got := ids(j.Leftovers()); strings.Join(got, ",") != "sub_a,sub_b" {
-		t.Errorf("leftovers %v, want sub_a, sub_b", got)
-	}
-}
-
-// Records written at once by many creates reach the disk in fewer writes
-// than records, and every one of them is there.
-func TestConcurrentRecordsAreAllWritten(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "default.journal")
-	c := &clock{t0}
-	j := open(t, path, c)
-	var wg sync.WaitGroup
-	for i := range 50 {
-		wg.Go(func() {
-			n := must(j.Sending(byID))
-			_ = j.Created(n, byID, "sub_"+string(rune('A'+i%26))+string(rune('a'+i/26)))
-		})
-	}
-	wg.Wait()
 	_ = j.Close()
+	plan(t, path, c, true, "sub_alone", "sub_2") // the state the last writer saved
 	j = open(t, path, c)
 	defer j.Close()
-	if n := len(j.Leftovers()); n != 50 {
-		t.Errorf("%d leftovers after 50 creates of a killed process", n)
-	}
-}
-
-func TestLocate(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv("TF_DATA_DIR", "")
-	t.Setenv("TF_WORKSPACE", "")
-	path, id := Locate(dir)
-	if want := filepath.Join(dir, ".terraform", "mobileplan", "default.journal"); path != want || id != (Identity{dir, "default"}) {
-		t.Errorf("Locate: %s %+v, want %s", path, id, want)
-	}
-	_ = os.MkdirAll(filepath.Join(dir, ".terraform"), 0o700)
-	_ = os.WriteFile(filepath.Join(dir, ".terraform", "environment"), []byte("staging"), 0o600)
-	if path, id = Locate(dir); filepath.Base(path) != "staging.journal" || id.Workspace != "staging" {
-		t.Errorf("with workspace staging selected: %s %+v", path, id)
-	}
-	t.Setenv("TF_WORKSPACE", "prod/eu")
-	t.Setenv("TF_DATA_DIR", "/data")
-	if path, id = Locate(dir); path != "/data/mobileplan/prod%2Feu.journal" || id.Workspace != "prod/eu" {
-		t.Errorf("with TF_WORKSPACE and TF_DATA_DIR: %s %+v", path, id)
+	if got := ids(leftovers(t, j)); got != "sub_1" {
+		t.Errorf("after a plan whose state held sub_2: leftovers %v, want sub_1", got)
 	}
 }
 
 // The processes of one run (one per provider configuration) take from
 // one journal at once: each leftover goes to one create, whatever the
 // process.
-func TestProcessesNeverClaimTheSameLeftover(t *testing.T) {
+func TestProcessesNeverTakeTheSameLeftover(t *testing.T) {
 	skipWithoutFlock(t)
-	path := filepath.Join(t.TempDir(), "default.journal")
-	c := &clock{t0}
+	path := newPath(t)
+	c := &clock{now: t0}
 	killer := open(t, path, c)
 	for i := range 20 {
-		n := must(killer.Sending(byID))
-		_ = killer.Created(n, byID, fmt.Sprintf("sub_%02d", i))
+		made(t, killer, byID, fmt.Sprintf("sub_%02d", i))
 	}
 	_ = killer.Close()
 	plan(t, path, c, true)
-
 	a, b := open(t, path, c), open(t, path, c)
 	defer a.Close()
 	defer b.Close()
@@ -414,7 +265,7 @@ func TestProcessesNeverClaimTheSameLeftover(t *testing.T) {
 	for _, j := range []*Journal{a, b, a, b} {
 		wg.Go(func() {
 			for {
-				l, ok := claim(t, j, byID)
+				l, ok := takeFirst(t, j, byID)
 				if !ok {
 					return
 				}
@@ -435,47 +286,437 @@ func TestProcessesNeverClaimTheSameLeftover(t *testing.T) {
 	}
 }
 
-// A leftover the service shows unfit is passed over for the next; a check
-// that gets no answer ends the claim and leaves the leftover for later.
-func TestClaimChecksAtTheService(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "default.journal")
-	c := &clock{t0}
+// A pick that finds nothing, or fails, leaves every leftover where it
+// was.
+func TestAPickThatTakesNothingChangesNothing(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
 	killedApply(t, path, c)
 	plan(t, path, c, true)
 	j := open(t, path, c)
 	defer j.Close()
-
-	_, ok, err := j.Claim(byID, func(Leftover) (Verdict, error) { return Unfit, errors.New("no answer") })
-	if ok || err == nil {
-		t.Fatalf("a check without an answer claimed %v, err %v", ok, err)
-	}
-	if got := ids(j.Leftovers()); strings.Join(got, ",") != "sub_a,sub_b" {
-		t.Errorf("after a check without an answer: leftovers %v, want both still", got)
-	}
-	checked := []string{}
-	l, ok, err := j.Claim(byID, func(l Leftover) (Verdict, error) {
-		checked = append(checked, l.ID)
-		if l.ID == "sub_a" {
-			return Unfit, nil
+	for _, pick := range []func([]Leftover) (string, error){
+		func([]Leftover) (string, error) { return "", nil },
+		func([]Leftover) (string, error) { return "", errors.New("no answer from the service") },
+	} {
+		if _, ok, _ := j.Take(byID, pick); ok {
+			t.Error("took with a pick that chose none")
 		}
-		return Take, nil
-	})
-	if err != nil || !ok || l.ID != "sub_b" || strings.Join(checked, ",") != "sub_a,sub_b" {
-		t.Errorf("claimed %s %v %v after checking %v; want sub_b after sub_a was found unfit", l.ID, ok, err, checked)
 	}
-	if len(j.Leftovers()) != 0 {
-		t.Errorf("leftovers %v: the unfit one is offered again", j.Leftovers())
+	if got := ids(leftovers(t, j)); got != "sub_a,sub_b" {
+		t.Errorf("leftovers %v, want both still", got)
 	}
 }
 
-// A process's own creates in flight are not "sent with no answer": their
-// answers may yet come.
-func TestOwnCreatesInFlightAreNotUnanswered(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "default.journal")
-	j := open(t, path, &clock{t0})
+// A create answered 429 made nothing: it is not open while it waits to be
+// sent again, and sent again, it is.
+func TestARefusedAttemptIsNotOpen(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	j := open(t, path, c)
+	cr := j.NewCreate(byID, time.Minute)
+	_ = cr.Sending()
+	cr.Refused()
+	_ = j.Close()
+	j = open(t, path, c)
+	if oc := j.OpenCreates(); len(oc) != 0 {
+		t.Errorf("open creates %+v after a refusal", oc)
+	}
+	_ = j.Close()
+	j = open(t, path, c)
+	cr = j.NewCreate(byID, time.Minute)
+	_ = cr.Sending()
+	cr.Refused()
+	c.add(time.Second)
+	_ = cr.Sending()
+	_ = j.Close()
+	j = open(t, path, c)
 	defer j.Close()
-	_ = must(j.Sending(byID))
-	if un := j.Unanswered(); len(un) != 0 {
-		t.Errorf("unanswered %v: this process's own create in flight", un)
+	if oc := j.OpenCreates(); len(oc) != 1 || !oc[0].Sent.Equal(t0.Add(time.Second)) {
+		t.Errorf("open creates %+v, want the attempt sent again", oc)
+	}
+}
+
+// A process's own creates in flight, and a live process's, are not open:
+// their answers may yet come.
+func TestOwnCreatesInFlightAreNotOpen(t *testing.T) {
+	path := newPath(t)
+	j := open(t, path, &clock{now: t0})
+	defer j.Close()
+	_ = j.NewCreate(byID, time.Minute).Sending()
+	if oc := j.OpenCreates(); len(oc) != 0 {
+		t.Errorf("open creates %v: this process's own create in flight", oc)
+	}
+	// Another process, which runs (the test's parent), of a Terraform
+	// that runs (init).
+	live := must(Open(path, here, svc, Options{Now: (&clock{now: t0}).Now, pid: os.Getppid(), ppid: 1}))
+	_ = live.NewCreate(byID, time.Minute).Sending()
+	defer live.Close()
+	reader := open(t, path, &clock{now: t0})
+	defer reader.Close()
+	if oc := reader.OpenCreates(); len(oc) != 1 {
+		t.Errorf("open creates %v: want this process's, whose records it left behind, and not the live one's", oc)
+	}
+}
+
+// A look settles the creates it was for: what it found is a leftover of
+// the look's group, which says how many creates it was for and how many
+// found no state holds; a later process does not look again.
+func TestALookSettlesOpenCreatesAndFindsLeftovers(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	killedApply(t, path, c)
+	j := open(t, path, c)
+	creates := j.OpenCreates()
+	found := []Found{{ID: "sub_c", Request: byID, Created: t0}, {ID: "sub_d", Request: byID, Created: t0}}
+	if err := j.RecordLook(creates, found); err != nil {
+		t.Fatal(err)
+	}
+	_ = j.End(true, false, []string{"sub_d"}, nil)
+	j = open(t, path, c)
+	defer j.Close()
+	if oc := j.OpenCreates(); len(oc) != 0 {
+		t.Errorf("open creates %+v after the look", oc)
+	}
+	var c2 *Leftover
+	for _, l := range leftovers(t, j) {
+		if l.ID == "sub_c" {
+			c2 = &l
+		}
+		if l.ID == "sub_d" {
+			t.Error("sub_d, which a state held, is a leftover")
+		}
+	}
+	if c2 == nil || c2.Origin != OriginFound || c2.Sends != 1 || c2.Found != 1 || !c2.Created.Equal(t0) {
+		t.Errorf("the found leftover %+v, want sub_c found for 1 create, 1 found no state holds", c2)
+	}
+	// The look came before the looking plan read its state: that plan,
+	// whole, vouches for what it found.
+	if c2 != nil && !c2.Vouched {
+		t.Error("what a whole plan found itself is not vouched for")
+	}
+	if !j.Known("sub_c") || !j.Known("sub_a") || j.Known("sub_x") {
+		t.Error("Known does not name what the journal names")
+	}
+}
+
+// A lost run's finds are leftovers of the processes given that lost run,
+// and of no other.
+func TestALostRunsFindsAreOnlyItsOwn(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	lost := t0.Add(-time.Hour)
+	j, err := Open(path, here, svc, Options{Now: c.Now, LostRun: lost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.RecordLostRun([]Found{{ID: "sub_l", Request: byID, Created: lost.Add(time.Minute)}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(leftovers(t, j)); got != "sub_l" {
+		t.Errorf("leftovers %v, want sub_l", got)
+	}
+	_ = j.End(true, false, nil, nil)
+	again := must(Open(path, here, svc, Options{Now: c.Now, LostRun: lost}))
+	if got := ids(leftovers(t, again)); got != "sub_l" {
+		t.Errorf("with the same lost run: leftovers %v, want sub_l", got)
+	}
+	_ = again.Close()
+	without := open(t, path, c)
+	defer without.Close()
+	if got := ids(leftovers(t, without)); got != "" {
+		t.Errorf("without the lost run: leftovers %v, want none", got)
+	}
+	if err := without.RecordLostRun(nil); err == nil {
+		t.Error("a lost run recorded by a process opened for none")
+	}
+}
+
+// Dismissed, a leftover is named no more; ids the journal does not name
+// are returned.
+func TestDismissedLeftoversAreNamedNoMore(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	killedApply(t, path, c)
+	j := open(t, path, c)
+	unknown, err := j.Dismiss([]string{"sub_a", "sub_zz"}, "dismissed")
+	if err != nil || !slices.Equal(unknown, []string{"sub_zz"}) {
+		t.Errorf("unknown %v, %v; want sub_zz", unknown, err)
+	}
+	_ = j.Close()
+	j = open(t, path, c)
+	defer j.Close()
+	if got := ids(leftovers(t, j)); got != "sub_b" {
+		t.Errorf("leftovers %v, want sub_b", got)
+	}
+}
+
+// A line not written by this package costs only itself: the records
+// around it are read, and the ids it shows are named as damaged.
+func TestADamagedLineCostsOnlyItself(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	killedApply(t, path, c)
+	b := must(os.ReadFile(path))
+	lines := strings.SplitAfter(string(b), "\n")
+	// The line of sub_a's answer, one byte changed: its checksum fails.
+	for i, l := range lines {
+		if strings.Contains(l, `"sub_a"`) {
+			lines[i] = strings.Replace(l, `"k":"made"`, `"k":"mAde"`, 1)
+		}
+	}
+	spoiled := strings.Join(lines, "") + "garbage appended by something else\n"
+	if err := os.WriteFile(path, []byte(spoiled), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j := open(t, path, c)
+	defer j.Close()
+	damaged := j.Damaged()
+	if len(damaged) != 2 || !slices.Equal(damaged[0].IDs, []string{"sub_a"}) || len(damaged[1].IDs) != 0 {
+		t.Errorf("damaged %+v, want sub_a's line and the garbage", damaged)
+	}
+	ls := leftovers(t, j)
+	if got := ids(ls); got != "sub_b,sub_a" {
+		t.Fatalf("leftovers %v, want sub_b, then sub_a named from its damaged line", got)
+	}
+	if ls[1].Origin != OriginDamaged || ls[0].Origin != OriginCreate {
+		t.Errorf("origins %v, %v", ls[0].Origin, ls[1].Origin)
+	}
+	// Compacted (this process had it alone), the damaged id is still
+	// named by the next.
+	next := open(t, path, c)
+	defer next.Close()
+	if got := ids(leftovers(t, next)); got != "sub_b,sub_a" || len(next.Damaged()) != 0 {
+		t.Errorf("after compaction: leftovers %v, damaged %v", got, next.Damaged())
+	}
+}
+
+// A line cut short by a crash mid-write was never acknowledged: it is left
+// out, and a record another process glued to it is read.
+func TestALineCutShortIsLeftOut(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	killedApply(t, path, c)
+	f := must(os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0))
+	_, _ = f.WriteString(`1234abcd {"k":"made","p":"x","id":"sub_c"`)
+	_ = f.Close()
+	j := open(t, path, c)
+	if len(j.Damaged()) != 0 {
+		t.Errorf("damaged %v", j.Damaged())
+	}
+	if got := ids(leftovers(t, j)); got != "sub_a,sub_b" {
+		t.Errorf("leftovers %v, want sub_a, sub_b", got)
+	}
+	_ = j.Close()
+
+	// Cut short while another process had the journal open: the next
+	// record is glued to it.
+	holder := open(t, path, c)
+	defer holder.Close()
+	f = must(os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0))
+	_, _ = f.WriteString(`1234abcd {"k":"made","p":"x"`)
+	_ = f.Close()
+	made(t, holder, byID, "sub_glued")
+	reader := open(t, path, c)
+	defer reader.Close()
+	if !reader.Known("sub_glued") || len(reader.Damaged()) != 0 {
+		t.Errorf("the record glued after a line cut short was not read: known %v, damaged %v", reader.Known("sub_glued"), reader.Damaged())
+	}
+}
+
+// A journal of another format is set aside, and a new one begins.
+func TestAJournalOfAnotherFormatIsSetAside(t *testing.T) {
+	path := newPath(t)
+	if err := os.WriteFile(path, []byte(string(must(encode(record{Kind: kindHeader, Version: 1})))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j := open(t, path, &clock{now: t0})
+	defer j.Close()
+	aside, _ := filepath.Glob(path + ".refused-*")
+	if len(aside) != 1 || !strings.Contains(j.SetAside(), "format version 1") || !strings.Contains(j.SetAside(), aside[0]) {
+		t.Errorf("set aside as %v: %q", aside, j.SetAside())
+	}
+}
+
+// Compacted when it names nothing, a journal keeps its header and what
+// each process's state held; when it names something, every record, each
+// state cut to what the journal knows.
+func TestCompaction(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	ok := open(t, path, c)
+	made(t, ok, byID, "sub_ok")
+	_ = ok.End(false, true, []string{"sub_ok", "sub_old"}, nil)
+	j := open(t, path, c) // compacts
+	_ = j.Close()
+	kinds := func() []string {
+		records, _, _ := decodeAll(must(os.ReadFile(path)))
+		var out []string
+		for _, r := range records {
+			out = append(out, r.Kind)
+		}
+		return out
+	}
+	if got := kinds(); !slices.Equal(got, []string{kindHeader, kindSize, kindStart}) {
+		t.Errorf("a journal naming nothing, compacted: %v, want header, size, and the last process's start", got)
+	}
+	killedApply(t, path, c)
+	plan(t, path, c, true, "sub_a")
+	j = open(t, path, c) // compacts again, naming sub_b
+	defer j.Close()
+	if got := ids(leftovers(t, j)); got != "sub_b" {
+		t.Errorf("leftovers after compaction %v, want sub_b", got)
+	}
+	if got := kinds(); !slices.Contains(got, kindSeen) || !slices.Contains(got, kindSize) {
+		t.Errorf("a journal naming sub_b, compacted: %v, want its records, seen and sizes", got)
+	}
+	if got := j.StateSize("sub_ok"); got != 2 {
+		t.Errorf("the state's size after compaction %d, want 2", got)
+	}
+}
+
+// A run of one provider process: what its state held and what it found
+// gone, then its end.
+type sizeRun struct{ holds, gone []string }
+
+// Rows of runs, one process after the other, then what the next
+// process's reads expect: each configuration's own subscriptions.
+func TestStateSizeRemembersEachConfigurationsOwn(t *testing.T) {
+	a, b := subscriptionIDs("a", 300), subscriptionIDs("b", 5)
+	for _, tc := range []struct {
+		name  string
+		runs  []sizeRun
+		reads []string // of the next process
+		want  int
+	}{
+		{name: "an apply from empty state", runs: []sizeRun{{holds: a}}, reads: a[:1], want: 300},
+		{name: "its refresh, then one that finds 10 gone", runs: []sizeRun{{holds: a}, {holds: a}, {holds: a[10:], gone: a[:10]}}, reads: a[100:101], want: 290},
+		{name: "a refresh, then an apply that adds 5: the first read may see either", runs: []sizeRun{{holds: a[:295]}, {holds: a[:295]}, {holds: a[295:]}}, reads: []string{a[299], a[0]}, want: 300},
+		{name: "a targeted refresh of 10 keeps the rest", runs: []sizeRun{{holds: a}, {holds: a[:10]}}, reads: []string{a[0], a[200]}, want: 300},
+		{name: "another configuration's subscriptions are not this one's", runs: []sizeRun{{holds: a}, {holds: b}}, reads: b, want: 5},
+		{name: "nor the other way round", runs: []sizeRun{{holds: a}, {holds: b}}, reads: a[:3], want: 300},
+		{name: "a replacement", runs: []sizeRun{{holds: a[:299]}, {holds: a[299:], gone: a[:1]}}, reads: a[1:2], want: 298},
+		{name: "nothing remembered", reads: a[:1], want: 0},
+		{name: "a process that saw nothing changes nothing", runs: []sizeRun{{holds: a}, {}}, reads: a[:1], want: 300},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := newPath(t)
+			c := &clock{now: t0}
+			for _, run := range tc.runs {
+				j := open(t, path, c)
+				_ = j.End(false, false, run.holds, run.gone)
+			}
+			j := open(t, path, c)
+			defer j.Close()
+			got := 0
+			for _, id := range tc.reads {
+				got = j.StateSize(id)
+			}
+			if got != tc.want {
+				t.Errorf("expected %d subscriptions, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// Configurations long gone are dropped beyond the bound.
+func TestStateSizeKeepsAtMostItsBound(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	for i := range maxSizeEntries + 5 {
+		_ = open(t, path, c).End(false, false, subscriptionIDs(fmt.Sprintf("c%d_", i), 1), nil)
+	}
+	j := open(t, path, c)
+	defer j.Close()
+	if n := len(j.view.sizes); n != maxSizeEntries {
+		t.Errorf("%d entries kept, want %d", n, maxSizeEntries)
+	}
+	var nilJournal *Journal
+	if nilJournal.StateSize("sub_1") != 0 {
+		t.Error("no journal remembers a size")
+	}
+}
+
+// subscriptionIDs are n ids starting with prefix.
+func subscriptionIDs(prefix string, n int) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("sub_%s%012d", prefix, i)
+	}
+	return ids
+}
+
+// Records written at once by many creates reach the disk in fewer writes
+// than records, and every one of them is there.
+func TestConcurrentRecordsAreAllWritten(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	j := open(t, path, c)
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Go(func() { made(t, j, byID, fmt.Sprintf("sub_%02d", i)) })
+	}
+	wg.Wait()
+	_ = j.Close()
+	j = open(t, path, c)
+	defer j.Close()
+	if n := len(leftovers(t, j)); n != 50 {
+		t.Errorf("%d leftovers after 50 creates of a killed process", n)
+	}
+}
+
+// A journal whose writes fail stops every record after the first
+// failure: a create waiting on one is never sent.
+func TestAWriteFailureStopsEveryRecordAfter(t *testing.T) {
+	path := newPath(t)
+	j := open(t, path, &clock{now: t0})
+	_ = j.file.Close() // as a full disk or a revoked mount fails a write
+	cr := j.NewCreate(byID, time.Minute)
+	if err := cr.Sending(); err == nil {
+		t.Fatal("a create's sending was recorded in a journal that cannot be written")
+	}
+	if err := j.NewCreate(byID, time.Minute).Sending(); err == nil {
+		t.Error("a later create's sending was recorded after a failure")
+	}
+}
+
+func TestLocate(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TF_DATA_DIR", "")
+	t.Setenv("TF_WORKSPACE", "")
+	path, home := Locate(dir)
+	if want := filepath.Join(dir, ".terraform", "mobileplan", "default.journal"); path != want || home != (Home{Dir: dir, Workspace: "default"}) {
+		t.Errorf("Locate: %s %+v, want %s", path, home, want)
+	}
+	_ = os.MkdirAll(filepath.Join(dir, ".terraform"), 0o700)
+	_ = os.WriteFile(filepath.Join(dir, ".terraform", "environment"), []byte("staging"), 0o600)
+	if path, home = Locate(dir); filepath.Base(path) != "staging.journal" || home.Workspace != "staging" {
+		t.Errorf("with workspace staging selected: %s %+v", path, home)
+	}
+	t.Setenv("TF_WORKSPACE", "prod/eu")
+	t.Setenv("TF_DATA_DIR", "/data")
+	if path, home = Locate(dir); path != "/data/mobileplan/prod%2Feu.journal" || home.Workspace != "prod/eu" {
+		t.Errorf("with TF_WORKSPACE and TF_DATA_DIR: %s %+v", path, home)
+	}
+}
+
+// The state a home names: a remote backend by the type and hash init
+// recorded, the same in every checkout; local state by its lineage.
+func TestLocateNamesTheState(t *testing.T) {
+	t.Setenv("TF_DATA_DIR", "")
+	t.Setenv("TF_WORKSPACE", "")
+	remote := t.TempDir()
+	_ = os.MkdirAll(filepath.Join(remote, ".terraform"), 0o700)
+	_ = os.WriteFile(filepath.Join(remote, ".terraform", "terraform.tfstate"), []byte(`{"version":3,"backend":{"type":"http","config":{"address":"https://state.example.com"},"hash":1234567}}`), 0o600)
+	if _, home := Locate(remote); home.Backend != "http:1234567" {
+		t.Errorf("remote backend: %q", home.Backend)
+	}
+	local := t.TempDir()
+	if _, home := Locate(local); home.Backend != "" {
+		t.Errorf("no state yet: %q", home.Backend)
+	}
+	_ = os.WriteFile(filepath.Join(local, "terraform.tfstate"), []byte(`{"version":4,"lineage":"6c1f"}`), 0o600)
+	if _, home := Locate(local); home.Backend != "local:6c1f" {
+		t.Errorf("local state: %q", home.Backend)
 	}
 }

@@ -9,17 +9,17 @@ import (
 
 // Every process that has the journal open holds a shared lock on it, so
 // that one finding it free of others (an exclusive lock granted at once)
-// may empty it.
-
+// may compact it.
 func lockExclusiveNow(f *os.File) bool {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
 }
 
 func lockShared(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_SH) }
 
-// lockClaims takes the exclusive lock of path, a file beside the journal,
-// and returns what releases it.
-func lockClaims(path string) (func(), error) {
+// lockPath takes the exclusive lock of path, a file beside the journal,
+// and returns what releases it: every open (and so every compaction) and
+// every take happens under it.
+func lockPath(path string) (func(), error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err

@@ -3,62 +3,90 @@ package journal
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/crc32"
+	"regexp"
 	"strconv"
 )
 
 // A journal is a file of lines, one record each: a checksum, a space and
-// the record as JSON. The checksum lets a damaged line be told from a line
-// cut short by a crash: only the last line may be cut short (a write the
-// process did not finish), and that one is ignored; a bad line anywhere
-// else means the file was changed by something other than this package,
-// and nothing in it is trusted.
+// the record as JSON. The checksum tells a line this package wrote from
+// one damaged or written by something else. Only the last line may be cut
+// short (a write a killed process did not finish): it was never
+// acknowledged, and is left out. A damaged line elsewhere costs only
+// itself: the lines around it are checksummed on their own, and what they
+// record is used; the ids a damaged line still shows are named
+// (OriginDamaged), never taken.
 
 // Record kinds.
 const (
-	kindHeader  = "journal" // the first line: what the journal belongs to
-	kindStart   = "start"   // a process's first record
-	kindSent    = "sent"    // a create is about to be sent
-	kindCreated = "created" // the service answered a create with this subscription
-	kindUnsent  = "unsent"  // a create is known to have created nothing
-	kindAdopted = "adopted" // a create took this subscription instead of sending
-	kindSeen    = "seen"    // a state held this subscription
-	kindEnd     = "end"     // a process ended as Terraform ends its providers
+	kindHeader    = "journal"   // the first line: the format, and where it was begun
+	kindStart     = "start"     // a process's first record: its home and service
+	kindSent      = "sent"      // a create's request is about to be written
+	kindRefused   = "refused"   // the service answered that attempt 429: nothing made
+	kindMade      = "made"      // the service answered a create with this subscription
+	kindUnmade    = "unmade"    // a create is known to have made nothing
+	kindTaken     = "taken"     // a create took this leftover instead of sending
+	kindLooked    = "looked"    // a look at the service for what open creates made
+	kindFound     = "found"     // a subscription such a look, or a lost run's, found
+	kindDismissed = "dismissed" // dealt with: by the user, or gone at the service
+	kindDamaged   = "damaged"   // ids a damaged line showed, kept when it was compacted away
+	kindSize      = "size"      // what one process's state held, kept when compacted
+	kindSeen      = "seen"      // the known ids an end's state held, kept when compacted
+	kindEnd       = "end"       // a process ended as Terraform ends its providers
 )
 
 // formatVersion is the version of the record format this package writes
-// and reads; a header of another version is refused.
-const formatVersion = 1
+// and reads; a journal of another version is set aside.
+const formatVersion = 2
 
 // record is one line. Which fields are set depends on Kind.
 type record struct {
 	Kind string `json:"k"`
 	// Header.
-	Version   int    `json:"v,omitempty"`
+	Version int `json:"v,omitempty"`
+	// Header and start: the working directory and workspace.
 	Dir       string `json:"dir,omitempty"`
 	Workspace string `json:"ws,omitempty"`
-	// Every other record names the process that wrote it.
+	// Every record but the header names the process that wrote it, and
+	// when (Unix milliseconds).
 	Process string `json:"p,omitempty"`
-	At      int64  `json:"at,omitempty"` // Unix milliseconds
+	At      int64  `json:"at,omitempty"`
 	// Start.
 	PID     int    `json:"pid,omitempty"`
 	PPID    int    `json:"ppid,omitempty"` // the process that started it (Terraform)
 	Service string `json:"svc,omitempty"`  // the service's base URL
-	// Sent, created, unsent, adopted: the create (a number per process)
-	// and what it asked for.
+	Backend string `json:"be,omitempty"`   // Home.Backend
+	// Sent, refused, made, unmade: the create (a number per process) and
+	// what it asked for; sent: its request's time limit (ms).
 	Create  int    `json:"n,omitempty"`
 	Request string `json:"req,omitempty"`
-	// Also is another request the subscription would serve as well: a
-	// subscription of a lost run, found at the service, may have been
-	// made from either form of its plan.
+	Within  int64  `json:"within,omitempty"`
+	// Found, taken: another request the subscription serves as well.
 	Also string `json:"also,omitempty"`
-	// Created, adopted, seen: the subscription.
+	// Made, taken, found, dismissed: the subscription.
 	ID string `json:"id,omitempty"`
-	// End.
-	Whole   bool `json:"whole,omitempty"`   // the process saw every subscription its state held
-	Applied bool `json:"applied,omitempty"` // the process applied changes
+	// Looked, found: the look (Group), the creates it was for (Sends,
+	// "process:create"), and the service's createdAt (Unix seconds).
+	Group   string   `json:"grp,omitempty"`
+	Sends   []string `json:"sends,omitempty"`
+	Created int64    `json:"created,omitempty"`
+	// Found: the start of the lost run (Unix seconds) whose window it was
+	// found in; 0 for a look for open creates.
+	LostRun int64 `json:"lost,omitempty"`
+	// Dismissed: why.
+	Why string `json:"why,omitempty"`
+	// Damaged: the ids, and the line they were on; seen: the ids.
+	IDs  []string `json:"ids,omitempty"`
+	Line int      `json:"line,omitempty"`
+	// End: whether the process saw every subscription its state held
+	// (no -target), and applied changes. End and size: the hashes of the
+	// ids its state held (Holds), and of those it found gone or removed
+	// (Gone), 16 hex digits each.
+	Whole   bool   `json:"whole,omitempty"`
+	Applied bool   `json:"applied,omitempty"`
+	Holds   string `json:"holds,omitempty"`
+	Gone    string `json:"gone,omitempty"`
 }
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
@@ -75,42 +103,75 @@ func encode(r record) ([]byte, error) {
 	return append(line, '\n'), nil
 }
 
-// errDamaged is a line that is not what encode wrote.
-var errDamaged = errors.New("a line does not match its checksum")
-
 // decode reads one line, without its newline.
-func decode(line []byte) (record, error) {
+func decode(line []byte) (record, bool) {
 	sum, body, ok := bytes.Cut(line, []byte{' '})
 	if !ok || len(sum) != 8 {
-		return record{}, errDamaged
+		return record{}, false
 	}
 	want, err := strconv.ParseUint(string(sum), 16, 32)
 	if err != nil || uint32(want) != crc32.Checksum(body, crcTable) {
-		return record{}, errDamaged
+		return record{}, false
 	}
 	var r record
 	if err := json.Unmarshal(body, &r); err != nil || r.Kind == "" {
-		return record{}, errDamaged
+		return record{}, false
 	}
-	return r, nil
+	return r, true
 }
 
-// decodeAll reads a journal's bytes. A last line without its newline was
-// cut short and is left out; any other line that fails its checksum
-// fails the whole.
-func decodeAll(data []byte) ([]record, error) {
-	var out []record
-	for len(data) > 0 {
+// Damaged is a line of the journal that is not what this package wrote.
+type Damaged struct {
+	// Line is its number in the file, from 1.
+	Line int
+	// IDs are the subscription ids it still shows, if any.
+	IDs []string
+}
+
+// idInLine finds the ids a damaged line may still show.
+var idInLine = regexp.MustCompile(`"id":"([^"\\]{1,200})"`)
+
+// recordStart finds where a record may begin inside a damaged line: a
+// line cut short by a crash, with the next process's record glued to it.
+var recordStart = regexp.MustCompile(`[0-9a-f]{8} \{`)
+
+// decodeAll reads a journal's bytes: its records in order, the damaged
+// lines, and how many bytes end in a line cut short (0 when the last line
+// is whole). A record glued after the damage of a line cut short is read.
+func decodeAll(data []byte) (records []record, damaged []Damaged, cut int) {
+	for n := 1; len(data) > 0; n++ {
 		line, rest, complete := bytes.Cut(data, []byte{'\n'})
 		if !complete {
-			break // cut short by a crash mid-write: never acknowledged
+			return records, damaged, len(data) // never acknowledged
 		}
-		r, err := decode(line)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", len(out)+1, err)
-		}
-		out = append(out, r)
 		data = rest
+		if r, ok := decode(line); ok {
+			records = append(records, r)
+			continue
+		}
+		if r, ok := gluedRecord(line); ok {
+			records = append(records, r)
+			continue
+		}
+		d := Damaged{Line: n}
+		for _, m := range idInLine.FindAllSubmatch(line, -1) {
+			d.IDs = append(d.IDs, string(m[1]))
+		}
+		damaged = append(damaged, d)
 	}
-	return out, nil
+	return records, damaged, 0
+}
+
+// gluedRecord is the whole record at the end of line, after what a crash
+// cut short.
+func gluedRecord(line []byte) (record, bool) {
+	for _, at := range recordStart.FindAllIndex(line, -1) {
+		if at[0] == 0 {
+			continue
+		}
+		if r, ok := decode(line[at[0]:]); ok {
+			return r, true
+		}
+	}
+	return record{}, false
 }

@@ -1,41 +1,42 @@
 package journal
 
 import (
-	"os"
+	"encoding/hex"
+	"hash/fnv"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
-// view is what a journal's records say, folded: which processes wrote,
-// which subscriptions their creates brought and whether a state has held
-// them since, and which creates were sent with no answer recorded.
+// view is what a journal's records say, folded: the processes that wrote,
+// the creates they sent, the subscriptions they were given and whether a
+// state has held them since, and what each process's state held.
 type view struct {
 	processes map[string]*process
-	held      map[string]*holding // by subscription id
 	sends     map[sendKey]*send
+	subs      map[string]*subscription // by id
+	groups    map[string]*group        // looks, by group
+	sizes     []*sizeEntry             // oldest first
+	index     int                      // records folded
 }
 
 // process is one provider process's part of the journal.
 type process struct {
-	start   int // index of its first record
-	at      time.Time
-	last    time.Time // its latest record
-	pid     int
-	ppid    int
-	service string
-	ended   bool
-	whole   bool
-	applied bool
-}
-
-// holding is the latest record that gave a process a subscription: the
-// service's answer to its create, or an adoption.
-type holding struct {
-	index   int
-	process string
-	request string
-	also    string
-	seen    bool // a state held it after index
+	id         string
+	start      int // index of its first record
+	last       int // index of its latest record
+	startedAt  time.Time
+	lastAt     time.Time
+	pid, ppid  int
+	service    string
+	home       Home
+	ended      bool
+	end        int // index of its end record
+	whole      bool
+	applied    bool
+	gave       bool // it made or took a subscription
+	unreadable bool // its start record was lost: its home is not known
 }
 
 type sendKey struct {
@@ -43,155 +44,322 @@ type sendKey struct {
 	create  int
 }
 
+// send is a create's latest attempt.
 type send struct {
-	request  string
-	at       time.Time
-	resolved bool
+	request string
+	at      time.Time
+	within  time.Duration
+	open    bool // sent, with no answer on record
+	looked  bool // a look at the service settled it
+}
+
+// subscription is what the journal knows of one subscription: the latest
+// record that gave it to a process (its answer to a create, a take, a
+// look's find, a damaged line), and what followed.
+type subscription struct {
+	id            string
+	request, also string
+	origin        Origin
+	given         int // index of that record
+	givenAt       time.Time
+	process       string
+	created       time.Time // by the service's clock, when a look found it
+	group         string
+	lostRun       time.Time
+	line          int    // OriginDamaged: the line it was read from
+	seen          bool   // a state held it after it was given
+	dismissed     string // why it was dismissed; "" while it was not
+}
+
+// group is one look at the service: the creates it was for, and what it
+// found.
+type group struct {
+	sends int
+	found []string
+}
+
+// sizeEntry is what one process's state held, less what later processes
+// held or found gone.
+type sizeEntry struct {
+	ids map[uint64]struct{}
 }
 
 func newView() *view {
-	return &view{processes: map[string]*process{}, held: map[string]*holding{}, sends: map[sendKey]*send{}}
+	return &view{processes: map[string]*process{}, sends: map[sendKey]*send{}, subs: map[string]*subscription{}, groups: map[string]*group{}}
 }
 
-// apply folds record r, the index-th of the journal, into v.
-func (v *view) apply(index int, r record) {
-	if r.Process == "" {
-		return // a header, or a record naming no process: nothing to fold
+// maxSizeEntries bounds the size entries kept: those of provider
+// configurations since removed are never taken up again, and the oldest
+// beyond this many are dropped.
+const maxSizeEntries = 32
+
+// apply folds r, the next record, into v.
+func (v *view) apply(r record) {
+	v.index++
+	index := v.index
+	if r.Kind == kindSize {
+		v.addSize(parseHashes(r.Holds), nil)
+		return
 	}
+	if r.Kind == kindDamaged {
+		for _, id := range r.IDs {
+			if v.subs[id] == nil {
+				v.subs[id] = &subscription{id: id, origin: OriginDamaged, given: index, line: r.Line, givenAt: time.UnixMilli(r.At)}
+			}
+		}
+		return
+	}
+	if r.Process == "" {
+		return // a header: nothing to fold
+	}
+	at := time.UnixMilli(r.At)
 	p := v.processes[r.Process]
 	if p == nil {
-		// Its start record may have been lost to a crash; it counts as
-		// a process that never ended.
-		p = &process{start: index}
+		// Its start record was lost to a damaged line: a process that
+		// never ended, of no known home.
+		p = &process{id: r.Process, start: index, startedAt: at, unreadable: r.Kind != kindStart}
 		v.processes[r.Process] = p
 	}
-	if r.At != 0 {
-		p.last = time.UnixMilli(r.At)
-	}
+	p.last, p.lastAt = index, at
+	key := sendKey{r.Process, r.Create}
 	switch r.Kind {
 	case kindStart:
-		p.start, p.at, p.service, p.pid, p.ppid = index, time.UnixMilli(r.At), r.Service, r.PID, r.PPID
+		p.start, p.startedAt, p.pid, p.ppid, p.service = index, at, r.PID, r.PPID, r.Service
+		p.home, p.unreadable = Home{Dir: r.Dir, Workspace: r.Workspace, Backend: r.Backend}, false
 	case kindSent:
-		v.sends[sendKey{r.Process, r.Create}] = &send{request: r.Request, at: time.UnixMilli(r.At)}
-	case kindCreated, kindAdopted:
-		if s := v.sends[sendKey{r.Process, r.Create}]; s != nil {
-			s.resolved = true
+		v.sends[key] = &send{request: r.Request, at: at, within: time.Duration(r.Within) * time.Millisecond, open: true}
+	case kindRefused, kindUnmade:
+		if s := v.sends[key]; s != nil {
+			s.open = false
 		}
-		v.held[r.ID] = &holding{index: index, process: r.Process, request: r.Request, also: r.Also}
-	case kindUnsent:
-		if s := v.sends[sendKey{r.Process, r.Create}]; s != nil {
-			s.resolved = true
+	case kindMade, kindTaken:
+		if s := v.sends[key]; s != nil {
+			s.open = false
 		}
+		p.gave = true
+		v.subs[r.ID] = &subscription{id: r.ID, request: r.Request, also: r.Also, origin: OriginCreate, given: index, givenAt: at, process: r.Process}
+	case kindLooked:
+		g := v.groups[r.Group]
+		if g == nil {
+			g = &group{}
+			v.groups[r.Group] = g
+		}
+		g.sends += len(r.Sends)
+		for _, ref := range r.Sends {
+			proc, n, _ := strings.Cut(ref, ":")
+			create, _ := strconv.Atoi(n)
+			if s := v.sends[sendKey{proc, create}]; s != nil {
+				s.open, s.looked = false, true
+			}
+		}
+	case kindFound:
+		if known := v.subs[r.ID]; known != nil && known.origin != OriginDamaged {
+			return // a look never finds what the journal knows
+		}
+		s := &subscription{id: r.ID, request: r.Request, also: r.Also, origin: OriginFound, given: index, givenAt: at, process: r.Process,
+			created: time.Unix(r.Created, 0), group: r.Group}
+		if r.LostRun != 0 {
+			s.origin, s.lostRun = OriginLostRun, time.Unix(r.LostRun, 0)
+		} else if g := v.groups[r.Group]; g != nil {
+			g.found = append(g.found, r.ID)
+		}
+		v.subs[r.ID] = s
 	case kindSeen:
-		if h := v.held[r.ID]; h != nil {
-			h.seen = true
+		for _, id := range r.IDs {
+			if s := v.subs[id]; s != nil {
+				v.see(s, r.Process, index)
+			}
+		}
+	case kindDismissed:
+		if s := v.subs[r.ID]; s != nil && s.dismissed == "" {
+			s.dismissed = r.Why
 		}
 	case kindEnd:
-		p.ended, p.whole, p.applied = true, r.Whole, r.Applied
-	}
-}
-
-// Leftover is a subscription that a process of this working directory was
-// given (created, or took in a recovery) and that was in no state the
-// journal has heard of since: the process ended without Terraform closing
-// it, so its state may not have been saved.
-type Leftover struct {
-	ID string
-	// Request names what the create asked for; Also, when set, another
-	// request it serves as well.
-	Request, Also string
-	// Run is when the process that was given it started.
-	Run time.Time
-	// Service is the base URL that process used.
-	Service string
-
-	index int
-}
-
-// Unanswered is a create that was sent and never answered, or whose answer
-// never reached the journal: the service may have made its subscription.
-type Unanswered struct {
-	Request string
-	Sent    time.Time
-	Service string
-}
-
-// leftovers are the subscriptions processes were given and no state is
-// known to hold, oldest first; of lost runs (RecordLostRun), only those of
-// lostRun; none of process self, which is still running.
-func (v *view) leftovers(lostRun, self string) []Leftover {
-	var out []Leftover
-	for id, h := range v.held {
-		p := v.processes[h.process]
-		if h.seen || p.ended || h.process == self || (isLostRun(h.process) && h.process != lostRun) {
-			continue
+		p.ended, p.end, p.whole, p.applied = true, index, r.Whole, r.Applied
+		holds := parseHashes(r.Holds)
+		for _, s := range v.subs {
+			if _, ok := holds[idHash(s.id)]; ok {
+				v.see(s, r.Process, index)
+			}
 		}
-		out = append(out, Leftover{ID: id, Request: h.request, Also: h.also, Run: p.at, Service: p.service, index: h.index})
+		v.addSize(holds, parseHashes(r.Gone))
 	}
-	slices.SortFunc(out, func(a, b Leftover) int { return a.index - b.index })
-	return out
 }
 
-// namesAnythingSince reports whether the journal names a leftover (of
-// lostRun, among lost runs) or an unanswered create of a run started after
-// since: older ones are only named for StaleAfter, and then the journal
-// may be emptied without them.
-func (v *view) namesAnythingSince(lostRun string, since time.Time) bool {
-	for _, l := range v.leftovers(lostRun, "") {
-		if l.Run.After(since) {
-			return true
+// see records that the state of process, at record index, held s. A
+// process that made a subscription holds it in the state it hands
+// Terraform, which another run applying at once may overwrite: only
+// another process's state shows it saved.
+func (v *view) see(s *subscription, process string, index int) {
+	if s.given < index && (s.origin != OriginCreate || s.process != process) {
+		s.seen = true
+	}
+}
+
+// addSize adds what a process's state held, and takes it, with what it
+// found gone, out of the entries before it.
+func (v *view) addSize(holds, gone map[uint64]struct{}) {
+	kept := v.sizes[:0]
+	for _, e := range v.sizes {
+		for h := range e.ids {
+			_, held := holds[h]
+			_, left := gone[h]
+			if held || left {
+				delete(e.ids, h)
+			}
+		}
+		if len(e.ids) > 0 {
+			kept = append(kept, e)
 		}
 	}
-	for _, u := range v.unanswered("") {
-		if u.Sent.After(since) {
+	v.sizes = kept
+	if len(holds) > 0 {
+		v.sizes = append(v.sizes, &sizeEntry{ids: holds})
+	}
+	if len(v.sizes) > maxSizeEntries {
+		v.sizes = slices.Delete(v.sizes, 0, len(v.sizes)-maxSizeEntries)
+	}
+}
+
+// live reports whether p may still write: it never ended, it runs, and
+// the Terraform that started it does too. A provider whose Terraform was
+// killed goes on for as long as its creates in flight take (an orphan);
+// that one is not live, since no state will hold what it makes.
+func (p *process) live(self int) bool {
+	return !p.ended && p.pid != 0 && p.pid != self && alive(p.pid) && !orphaned(p.pid, p.ppid)
+}
+
+// overlapped reports whether a process of another run gave subscriptions
+// while p did: two applies of one workspace at once (-lock=false, or a
+// backend without locks), each of which saved a state the other may have
+// overwritten.
+func (v *view) overlapped(p *process) bool {
+	if !p.gave {
+		return false
+	}
+	until := func(q *process) int {
+		if q.ended {
+			return q.end
+		}
+		return q.last
+	}
+	for _, q := range v.processes {
+		if q != p && q.gave && q.ppid != p.ppid && q.start < until(p) && p.start < until(q) {
 			return true
 		}
 	}
 	return false
 }
 
-// lostRunPrefix begins the process id under which RecordLostRun writes
-// what the service shows of a run whose working directory is gone.
-const lostRunPrefix = "lost-run:"
-
-func isLostRun(process string) bool {
-	return len(process) > len(lostRunPrefix) && process[:len(lostRunPrefix)] == lostRunPrefix
+// vouched reports whether a plan that saw the whole state, applied
+// nothing and ended as Terraform ends its providers read that state after
+// s was given: had its state held s, it would have said so. A process
+// reads its state after it started, and after what it found itself,
+// which it finds when the provider is configured, before any read.
+func (v *view) vouched(s *subscription) bool {
+	for _, p := range v.processes {
+		if p.ended && p.whole && !p.applied && (p.start > s.given || s.origin != OriginCreate && s.process == p.id) {
+			return true
+		}
+	}
+	return false
 }
 
-// unanswered are the creates sent with no answer recorded, oldest first,
-// but those of process self and of any other process still running (one
-// per provider configuration of a run): their answers may yet come.
-func (v *view) unanswered(self string) []Unanswered {
-	var out []Unanswered
-	for k, s := range v.sends {
-		p := v.processes[k.process]
-		if s.resolved || k.process == self || (!p.ended && p.pid != os.Getpid() && alive(p.pid)) {
+// leftovers are the subscriptions no state is known to hold that the
+// process self (of the given pid) must name or may take, oldest first:
+// given to a process that ended without Terraform ending it, or beside
+// another run's applying process, or found for creates with no answer;
+// of lost runs, only those of lostRun. Live processes' are theirs.
+func (v *view) leftovers(self string, pid int, lostRun time.Time) []Leftover {
+	var out []Leftover
+	for _, s := range v.subs {
+		if s.seen || s.dismissed != "" {
 			continue
 		}
-		out = append(out, Unanswered{Request: s.request, Sent: s.at, Service: v.processes[k.process].service})
+		p := v.processes[s.process]
+		switch s.origin {
+		case OriginCreate:
+			if s.process == self || p.live(pid) || (p.ended && !v.overlapped(p)) {
+				continue
+			}
+		case OriginLostRun:
+			if !s.lostRun.Equal(lostRun) {
+				continue
+			}
+		}
+		l := Leftover{ID: s.id, Request: s.request, Also: s.also, Origin: s.origin, Given: s.givenAt, Created: s.created,
+			LostRun: s.lostRun, Line: s.line, Vouched: v.vouched(s), index: s.given}
+		if p != nil {
+			l.Run, l.Service, l.Home = p.startedAt, p.service, p.home
+		}
+		if g := v.groups[s.group]; s.origin == OriginFound && g != nil {
+			l.Sends = g.sends
+			for _, id := range g.found {
+				if f := v.subs[id]; f != nil && !f.seen && f.dismissed == "" {
+					l.Found++
+				}
+			}
+		}
+		out = append(out, l)
 	}
-	slices.SortFunc(out, func(a, b Unanswered) int { return a.Sent.Compare(b.Sent) })
+	slices.SortFunc(out, func(a, b Leftover) int { return a.index - b.index })
 	return out
 }
 
-// voucher is the latest plan that saw the whole state: a process that
-// ended as Terraform ends its providers, recorded that it saw every
-// subscription its state held (it planned, with no -target), and applied
-// nothing. Had its state held a leftover given out before it started, it
-// would have recorded it as seen. nil when there is none.
-func (v *view) voucher() *process {
-	var latest *process
-	for _, p := range v.processes {
-		if p.ended && p.whole && !p.applied && (latest == nil || p.start > latest.start) {
-			latest = p
+// openCreates are the creates sent with no answer on record by processes
+// that will not record one: neither live nor self.
+func (v *view) openCreates(self string, pid int) []OpenCreate {
+	var out []OpenCreate
+	for k, s := range v.sends {
+		p := v.processes[k.process]
+		if !s.open || k.process == self || p.live(pid) {
+			continue
 		}
+		out = append(out, OpenCreate{Process: k.process, Create: k.create, Request: s.request, Sent: s.at, Within: s.within,
+			Run: p.startedAt, Service: p.service, Home: p.home})
 	}
-	return latest
+	slices.SortFunc(out, func(a, b OpenCreate) int { return a.Sent.Compare(b.Sent) })
+	return out
 }
 
-// vouchedFor reports whether the latest plan that saw the whole state
-// started after l was given out.
-func (v *view) vouchedFor(l Leftover) bool {
-	p := v.voucher()
-	return p != nil && p.start > l.index
+// pending reports whether the journal names anything a later process may
+// need: a leftover of any lost run or none, or an open create.
+func (v *view) pending(self string, pid int) bool {
+	for _, s := range v.subs {
+		if !s.seen && s.dismissed == "" && s.origin == OriginLostRun {
+			return true
+		}
+	}
+	return len(v.leftovers(self, pid, time.Time{})) > 0 || len(v.openCreates(self, pid)) > 0
+}
+
+func idHash(id string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(id))
+	return h.Sum64()
+}
+
+// formatHashes writes hashes as 16 hex digits each.
+func formatHashes(hashes map[uint64]struct{}) string {
+	var b strings.Builder
+	b.Grow(16 * len(hashes))
+	var buf [8]byte
+	for h := range hashes {
+		for i := range buf {
+			buf[i] = byte(h >> (56 - 8*i))
+		}
+		b.WriteString(hex.EncodeToString(buf[:]))
+	}
+	return b.String()
+}
+
+// parseHashes reads what formatHashes wrote; what is not is left out.
+func parseHashes(s string) map[uint64]struct{} {
+	out := make(map[uint64]struct{}, len(s)/16)
+	for ; len(s) >= 16; s = s[16:] {
+		if h, err := strconv.ParseUint(s[:16], 16, 64); err == nil {
+			out[h] = struct{}{}
+		}
+	}
+	return out
 }

@@ -48,27 +48,55 @@ func TestCLI_killedApplyIsRecoveredByTheNextApply(t *testing.T) {
 	}
 }
 
+// killSetup is how a test's apply is killed: the state's backend, the
+// subscriptions it applies, how many of their creates are answered when
+// it is killed, and whether its provider dies with it.
+type killSetup struct {
+	backend      string // "local" or "http"
+	count, after int
+	// group kills the CLI's whole process group, the provider with it, as
+	// a lost machine does; else the CLI alone, as the kernel's
+	// out-of-memory killer or a runner's last signal does.
+	group bool
+	// latency is how long each answer comes after the service acted
+	// (default 1 s), so that creates are in flight at the kill.
+	latency time.Duration
+	// applied, when above 0, is an apply of that many the working
+	// directory completes first, its state saved.
+	applied int
+}
+
 // killedRun is a working directory whose apply was killed mid-way, with
 // the service it ran against.
 type killedRun struct {
 	srv   *emulatortest.Server
+	front *answeredCreates
 	tf    *acctest.CLI
 	other *acctest.CLI // another configuration on the same token
 	// inState is how many subscriptions its state held after the kill,
 	// atService how many it had at the service once the killed run's
 	// provider had exited (settle).
 	inState, atService int
-	providers          []int // the killed run's provider processes
-	// config is its configuration, without the provider block; started
-	// is a moment just before the killed apply started.
-	config  string
-	started time.Time
+	stateBefore        []string // what the state held after the kill
+	providers          []int    // the killed run's provider processes
+	// config is its configuration, without the provider block, and
+	// backend its terraform block alone; started is a moment just before
+	// the killed apply started, killedAt the kill.
+	config, backend   string
+	started, killedAt time.Time
 }
 
 // killMidApply applies count subscriptions in a new working directory with
 // state in backend, beside another configuration applying on the same
 // token, and kills the CLI alone once after of its creates were answered.
 func killMidApply(t *testing.T, backend string, count, after int) *killedRun {
+	return kill(t, killSetup{backend: backend, count: count, after: after})
+}
+
+// kill applies s.count subscriptions in a new working directory as s
+// says, beside another configuration applying on the same token, and
+// kills the apply once s.after of its creates were answered.
+func kill(t *testing.T, s killSetup) *killedRun {
 	emu, err := emulator.New(emulator.Options{Token: emulatortest.Token})
 	if err != nil {
 		t.Fatal(err)
@@ -77,10 +105,13 @@ func killMidApply(t *testing.T, backend string, count, after int) *killedRun {
 	ts := httptest.NewServer(front)
 	t.Cleanup(func() { ts.Close(); emu.Close() })
 	srv := &emulatortest.Server{Emulator: emu, URL: ts.URL, Token: emulatortest.Token}
-	// Each answer comes a second after the service acted, so that creates
+	// Each answer comes a moment after the service acted, so that creates
 	// are in flight when the CLI is killed; each configuration sends at
 	// most 5 requests a second, so that creates of one apply start apart.
-	srv.SetFaults(emulator.Faults{LatencyMs: 1000})
+	if s.latency == 0 {
+		s.latency = time.Second
+	}
+	srv.SetFaults(emulator.Faults{LatencyMs: int(s.latency / time.Millisecond)})
 	paced := acctest.ProviderBlock(srv, "  max_requests_per_second = 5\n")
 
 	// Another configuration on the same token, applying at the same time,
@@ -94,32 +125,49 @@ resource "mobileplan_subscription" "other" {
 `)
 	otherApply := startBackground(t, other, "apply", "-auto-approve", "-input=false")
 
-	tf := newTerraformCLI(t)
-	config := backendBlock(t, backend) + fmt.Sprintf(`
-resource "mobileplan_subscription" "fleet" {
-  count   = %d
-  plan_id = "plan_001"
-}
-`, count)
+	var env []string
+	if s.group {
+		// A provider killed with its CLI leaves its socket directory
+		// behind: in a temporary directory of the test's own, short
+		// enough for a socket's path.
+		tmp, err := os.MkdirTemp("", "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = os.RemoveAll(tmp) })
+		env = append(env, "TMPDIR="+tmp)
+	}
+	tf := newTerraformCLI(t, env...)
+	backendConfig := backendBlock(t, s.backend)
+	config := backendConfig + fleetConfig(s.count)
 	tf.Write("main.tf", config+paced)
-	if backend != "local" {
+	if s.backend != "local" {
 		initWithoutRegistry(t, tf)
 	}
 	started := time.Now().Add(-time.Second).Truncate(time.Second)
+	if s.applied > 0 {
+		tf.Write("main.tf", backendConfig+fleetConfig(s.applied)+paced)
+		tf.Must("apply", "-auto-approve", "-input=false")
+		tf.Write("main.tf", config+paced)
+	}
+	before, _ := front.creates("plan_001")
 	apply := startBackground(t, tf, "apply", "-auto-approve", "-input=false")
 	binary := tf.ProviderPath()
 	deadline := time.Now().Add(2 * time.Minute)
 	// The moment: after creates answered, and others sent, in flight.
-	for answered, inFlight := front.creates("plan_001"); answered < after || inFlight == 0; answered, inFlight = front.creates("plan_001") {
+	for answered, inFlight := front.creates("plan_001"); answered-before < s.after || inFlight == 0; answered, inFlight = front.creates("plan_001") {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d creates never reached the service:\n%s", after, apply.out.String())
+			t.Fatalf("%d creates never reached the service:\n%s", s.after, apply.out.String())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	providers := providerChildren(t, apply.cmd.Process.Pid, binary)
-	// The CLI alone, as the kernel's out-of-memory killer or a runner's
-	// last signal does: its provider is left to find Terraform gone.
-	if err := apply.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	killedAt := time.Now()
+	target := apply.cmd.Process.Pid
+	if s.group {
+		target = -target
+	}
+	if err := syscall.Kill(target, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	<-apply.exited
@@ -127,7 +175,20 @@ resource "mobileplan_subscription" "fleet" {
 	if code := otherApply.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("the other configuration's apply exited %d:\n%s", code, otherApply.out.String())
 	}
-	return &killedRun{srv: srv, tf: tf, other: other, inState: len(stateSubscriptionIDs(t, tf)), providers: providers, config: config, started: started}
+	stateBefore := stateSubscriptionIDs(t, tf)
+	return &killedRun{srv: srv, front: front, tf: tf, other: other, inState: len(stateBefore), stateBefore: stateBefore,
+		providers: providers, config: config, backend: backendConfig, started: started, killedAt: killedAt}
+}
+
+// fleetConfig is count subscriptions of plan_001, the configuration the
+// kill tests apply.
+func fleetConfig(count int) string {
+	return fmt.Sprintf(`
+resource "mobileplan_subscription" "fleet" {
+  count   = %d
+  plan_id = "plan_001"
+}
+`, count)
 }
 
 // settle waits for the killed run's provider to see its creates through
@@ -141,6 +202,22 @@ func (k *killedRun) settle(t *testing.T) {
 	if k.atService <= k.inState {
 		t.Fatalf("the kill left nothing out of state: %d at the service, %d in state", k.atService, k.inState)
 	}
+}
+
+// made are the subscriptions the killed run's creates made, sorted: those
+// of plan_001 whose request arrived before the kill.
+func (k *killedRun) made() []string { return k.front.madeBefore("plan_001", k.killedAt) }
+
+// leftovers are the subscriptions the killed run made and its state does
+// not hold, sorted.
+func (k *killedRun) leftovers() []string {
+	var out []string
+	for _, id := range k.made() {
+		if !slices.Contains(k.stateBefore, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 func killedApplyRecovered(t *testing.T, backend string, count, after int, atOnce bool) {
@@ -168,12 +245,23 @@ func killedApplyRecovered(t *testing.T, backend string, count, after int, atOnce
 	if again := stateSubscriptionIDs(t, other); !slices.Equal(again, otherIDs) {
 		t.Errorf("the other configuration's state changed: %v, was %v", again, otherIDs)
 	}
-	plain := unwrap(out)
-	if !strings.Contains(plain, "Taking subscriptions a killed run left out of state") {
-		t.Errorf("the plan does not say it will take what the killed run left:\n%s", out)
+	// What the run took: in state now, made by the killed run, and not in
+	// its state after the kill. Every one is named, in one warning; no
+	// warning names a subscription the state held.
+	var taken []string
+	for _, id := range k.leftovers() {
+		if slices.Contains(ids, id) {
+			taken = append(taken, id)
+		}
 	}
-	if !strings.Contains(plain, "Took a subscription a killed run left out of state") {
-		t.Errorf("the apply names no subscription it took:\n%s", out)
+	if len(taken) == 0 {
+		t.Fatalf("the next apply took nothing of the killed run's %v:\n%s", k.made(), out)
+	}
+	expectOneWarningNames(t, out, "Took ", taken)
+	expectNoWarningNames(t, out, k.stateBefore)
+	plain := unwrap(out)
+	if !strings.Contains(plain, "Taking ") || !strings.Contains(plain, "a killed run left out of state") {
+		t.Errorf("the plan does not say it will take what the killed run left:\n%s", out)
 	}
 	journal := tf.Read(".terraform/mobileplan/default.journal")
 	if strings.Contains(journal, srv.Token) {
@@ -197,11 +285,12 @@ func TestCLI_targetedApplyAfterAKillTakesNothingAndSaysSo(t *testing.T) {
 	k.settle(t)
 	out := k.tf.Must("apply", "-auto-approve", "-input=false", "-target=mobileplan_subscription.fleet")
 	plain := unwrap(out)
-	if strings.Contains(plain, "Took a subscription") {
+	if strings.Contains(plain, "Took ") {
 		t.Errorf("a targeted apply took a subscription:\n%s", out)
 	}
-	if !strings.Contains(plain, "Subscriptions a killed run may have left out of state") || !strings.Contains(plain, "(-target)") {
-		t.Errorf("the targeted apply does not name the leftovers and why it leaves them:\n%s", out)
+	expectOneWarningNames(t, out, fmt.Sprintf("%d subscriptions billed and in no state after this apply", len(k.leftovers())), k.leftovers())
+	if !strings.Contains(plain, "(-target)") {
+		t.Errorf("the targeted apply does not say why it leaves the leftovers:\n%s", out)
 	}
 	otherIDs := stateSubscriptionIDs(t, k.other)
 	if got, want := k.srv.Stats().Subscriptions, count+len(otherIDs)+k.atService-k.inState; got != want {
@@ -212,25 +301,56 @@ func TestCLI_targetedApplyAfterAKillTakesNothingAndSaysSo(t *testing.T) {
 // A hosted runner lost mid-apply takes its working directory, and the
 // journal, with it; the state, in a remote backend, remains. A new
 // working directory whose provider block names when the lost run started
-// takes what it created, shown by the plan first, and nothing of the other
-// configuration on the token, which created subscriptions of another plan
-// in the same minutes.
+// takes what it created, shown by the plan first. The plan lists none of
+// what the state holds (here the subscriptions of an earlier apply in the
+// same minutes), and says that it cannot tell the lost run's creates from
+// another configuration's of the same plan in that time; dismissed, the
+// other configuration's are not taken. A window that matches nothing says
+// so, with the service's clock.
 func TestCLI_lostWorkingDirectoryIsRecoveredByNamingTheRun(t *testing.T) {
 	t.Parallel()
 	acctest.SkipUnlessAcceptance(t)
 	const count = 10
-	k := killMidApply(t, "http", count, 3)
+	k := kill(t, killSetup{backend: "http", count: count, after: 3, applied: 3})
 	k.settle(t)
-	otherIDs := stateSubscriptionIDs(t, k.other)
+	k.srv.SetFaults(emulator.Faults{})
+	// Another configuration buys two of the same plan in the window.
+	same := newTerraformCLI(t)
+	same.Write("main.tf", cliProvider(k.srv)+`
+resource "mobileplan_subscription" "same_plan" {
+  count   = 2
+  plan_id = "plan_001"
+}
+`)
+	same.Must("apply", "-auto-approve", "-input=false")
+	sameIDs := stateSubscriptionIDs(t, same)
+	otherIDs := append(stateSubscriptionIDs(t, k.other), sameIDs...)
+	held := stateSubscriptionIDs(t, k.tf) // saved in the remote state
 
 	fresh := newTerraformCLI(t)
-	fresh.Write("main.tf", k.config+acctest.ProviderBlock(k.srv, fmt.Sprintf("  lost_run_started_at = %q\n", k.started.UTC().Format(time.RFC3339))))
-	initWithoutRegistry(t, fresh)
-	plan := unwrap(fresh.PlanExpect(2))
-	if !strings.Contains(plan, "Taking subscriptions a killed run left out of state") || !strings.Contains(plan, "lost_run_started_at names a run lost") {
-		t.Errorf("the plan does not name the lost run's subscriptions:\n%s", plan)
+	lost := func(settings string) string {
+		return k.config + acctest.ProviderBlock(k.srv, settings)
 	}
-	out := fresh.Must("apply", "-auto-approve", "-input=false")
+	// A window that holds nothing: the plan says so, with the service's
+	// clock and its newest unused subscription.
+	fresh.Write("main.tf", lost("  lost_run_started_at = \"2020-01-01T00:00:00Z\"\n  lost_run_ended_at   = \"2020-01-01T01:00:00Z\"\n"))
+	initWithoutRegistry(t, fresh)
+	out := fresh.PlanExpect(2)
+	if plain := unwrap(out); !strings.Contains(plain, "lost_run_started_at") || !strings.Contains(plain, sameIDs[len(sameIDs)-1]) && !strings.Contains(plain, sameIDs[0]) {
+		t.Errorf("a lost run's window that matches nothing is not named with the newest unused subscription:\n%s", out)
+	}
+
+	fresh.Write("main.tf", lost(fmt.Sprintf("  lost_run_started_at = %q\n", k.started.UTC().Format(time.RFC3339))))
+	out = fresh.PlanExpect(2)
+	expectNoWarningNames(t, out, held)
+	if named := namedInWarnings(out, k.leftovers()); len(named) != len(k.leftovers()) {
+		t.Errorf("the plan names %v of the lost run's %v:\n%s", named, k.leftovers(), out)
+	}
+	if plain := unwrap(out); len(namedInWarnings(out, sameIDs)) != len(sameIDs) || !strings.Contains(plain, "cannot tell") {
+		t.Errorf("the plan does not name the other configuration's subscriptions of the same plan, or say it cannot tell them apart:\n%s", out)
+	}
+	fresh.Write("main.tf", lost(fmt.Sprintf("  lost_run_started_at = %q\n  dismissed_leftovers = %s\n", k.started.UTC().Format(time.RFC3339), hclList(sameIDs))))
+	out = fresh.Must("apply", "-auto-approve", "-input=false")
 	ids := stateSubscriptionIDs(t, fresh)
 	if total := k.srv.Stats().Subscriptions; len(ids) != count || total != count+len(otherIDs) {
 		t.Errorf("after the recovery: %d in state (want %d), %d at the service (want %d): %d bought twice\n%s",
@@ -238,21 +358,32 @@ func TestCLI_lostWorkingDirectoryIsRecoveredByNamingTheRun(t *testing.T) {
 	}
 	for _, id := range otherIDs {
 		if slices.Contains(ids, id) {
-			t.Errorf("%s, held by the other configuration, was taken", id)
+			t.Errorf("%s, held by another configuration, was taken", id)
 		}
 	}
-	// Done: the setting goes, and the plan is empty.
+	if again := stateSubscriptionIDs(t, same); !slices.Equal(again, sameIDs) {
+		t.Errorf("the other configuration's state changed: %v, was %v", again, sameIDs)
+	}
+	// Done: the settings go, and the plan is empty.
 	fresh.Write("main.tf", k.config+cliProvider(k.srv))
 	fresh.ExpectNoChanges()
 }
 
 // answeredCreates fronts an emulator and counts the creates that arrived
-// and those it answered, by plan.
+// and those it answered, by plan, with the id each answer gave and when
+// its request arrived.
 type answeredCreates struct {
 	emu      *emulator.Emulator
 	mu       sync.Mutex
 	arrivals map[string]int
 	answers  map[string]int
+	made     []madeCreate
+}
+
+// madeCreate is a create the service answered with a subscription.
+type madeCreate struct {
+	planID, id string
+	arrived    time.Time
 }
 
 func (a *answeredCreates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -260,6 +391,7 @@ func (a *answeredCreates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.emu.ServeHTTP(w, r)
 		return
 	}
+	arrived := time.Now()
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	var req struct {
@@ -269,10 +401,29 @@ func (a *answeredCreates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	a.arrivals[req.PlanID]++
 	a.mu.Unlock()
-	a.emu.ServeHTTP(w, r)
+	rec := &bodyRecorder{ResponseWriter: w}
+	a.emu.ServeHTTP(rec, r)
+	var sub struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(rec.body.Bytes(), &sub)
 	a.mu.Lock()
 	a.answers[req.PlanID]++
+	if sub.ID != "" {
+		a.made = append(a.made, madeCreate{planID: req.PlanID, id: sub.ID, arrived: arrived})
+	}
 	a.mu.Unlock()
+}
+
+// bodyRecorder passes an answer on and keeps a copy of its body.
+type bodyRecorder struct {
+	http.ResponseWriter
+	body bytes.Buffer
+}
+
+func (b *bodyRecorder) Write(p []byte) (int, error) {
+	b.body.Write(p)
+	return b.ResponseWriter.Write(p)
 }
 
 // creates are how many creates of planID were answered, and how many
@@ -281,6 +432,21 @@ func (a *answeredCreates) creates(planID string) (answered, inFlight int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.answers[planID], a.arrivals[planID] - a.answers[planID]
+}
+
+// madeBefore are the ids of the subscriptions of planID whose create
+// arrived before at, sorted.
+func (a *answeredCreates) madeBefore(planID string, at time.Time) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var ids []string
+	for _, m := range a.made {
+		if m.planID == planID && m.arrived.Before(at) {
+			ids = append(ids, m.id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // backendBlock is the terraform block of a state backend: local state
@@ -356,6 +522,15 @@ func (s *httpState) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // costs a second of CPU each.
 func stateSubscriptionIDs(t *testing.T, tf *acctest.CLI) []string {
 	t.Helper()
+	ids, _ := stateSubscriptions(t, tf)
+	return ids
+}
+
+// stateSubscriptions are the ids of the subscriptions the working
+// directory's state holds, sorted, and one more than the highest count
+// index among them (0 when none).
+func stateSubscriptions(t *testing.T, tf *acctest.CLI) (ids []string, indexes int) {
+	t.Helper()
 	var backend struct {
 		Backend *struct {
 			Type   string `json:"type"`
@@ -380,6 +555,7 @@ func stateSubscriptionIDs(t *testing.T, tf *acctest.CLI) []string {
 		Resources []struct {
 			Type      string `json:"type"`
 			Instances []struct {
+				IndexKey   any `json:"index_key"`
 				Attributes struct {
 					ID string `json:"id"`
 				} `json:"attributes"`
@@ -391,16 +567,18 @@ func stateSubscriptionIDs(t *testing.T, tf *acctest.CLI) []string {
 			t.Fatalf("state: %v\n%s", err, raw)
 		}
 	}
-	var ids []string
 	for _, r := range state.Resources {
 		if r.Type == subscriptionTypeName {
 			for _, i := range r.Instances {
 				ids = append(ids, i.Attributes.ID)
+				if n, ok := i.IndexKey.(float64); ok {
+					indexes = max(indexes, int(n)+1)
+				}
 			}
 		}
 	}
 	slices.Sort(ids)
-	return ids
+	return ids, indexes
 }
 
 // An apply that nobody killed says nothing of the journal: Terraform plans

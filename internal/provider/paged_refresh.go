@@ -44,7 +44,7 @@ const pagedRefreshCatchUp = 250 * time.Millisecond
 // The scan's bound: a page is read only while pages read - Reads answered
 // from pages < min(pagedRefreshAllowance, Reads seen) + expected/25, where
 // expected is the number of subscriptions the state held at the end of the
-// last run here (workspace_size.go: of this provider configuration's part
+// last run here (journal.StateSize: of this provider configuration's part
 // of the state, as the Reads so far show it), 0 when not known. A run costs pages +
 // (Reads - Reads answered from pages) requests against Reads for one GET
 // each, so the rule holds the extra cost to min(10, Reads) + expected/25.
@@ -96,7 +96,7 @@ type pagedReader struct {
 	// credit is the pages the state's remembered size, as the Reads so
 	// far show it, pays for in advance.
 	credit int
-	size   *workspaceSize // nil: not remembered
+	size   stateSizes // nil: not remembered
 	// next is closed when the page being read arrives; nil when none is.
 	next chan struct{}
 	// arrived is closed, and replaced, when a Read arrives.
@@ -104,11 +104,17 @@ type pagedReader struct {
 	lastHit time.Time // when a Read was last answered from a page
 }
 
+// stateSizes tells how many subscriptions this provider configuration's
+// state held at the last run here, as far as the Reads so far show it
+// (id's included); 0 when it is not remembered.
+type stateSizes interface {
+	stateSize(id string) int
+}
+
 // newPagedReader returns the refresh reader of one configured provider
-// instance.
-// size remembers the state's subscriptions across runs; nil when it does
-// not.
-func newPagedReader(c *client.Client, size *workspaceSize) subscriptionReader {
+// instance. size remembers the state's subscriptions across runs (the
+// journal of creates); nil when it does not.
+func newPagedReader(c *client.Client, size stateSizes) subscriptionReader {
 	return &pagedReader{client: c, pages: c.SubscriptionPages(), found: map[string]client.Subscription{}, size: size}
 }
 
@@ -141,7 +147,10 @@ func (p *pagedReader) progressLocked() map[string]any {
 // fromPages waits for the pages until one brings id, the scan passes
 // createdAt (when known, > 0), or the scan stops.
 func (p *pagedReader) fromPages(ctx context.Context, id string, createdAt int64) (*client.Subscription, bool) {
-	expected := p.size.expectedFor(id)
+	expected := 0
+	if p.size != nil {
+		expected = p.size.stateSize(id)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.credit = max(p.credit, expected/client.MaxPageSize)

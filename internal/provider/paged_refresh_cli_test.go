@@ -3,7 +3,6 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -166,15 +165,15 @@ func TestCLI_pagedRefreshOff(t *testing.T) {
 }
 
 // 200 subscriptions: the apply's process leaves which subscriptions it
-// created in the data directory, so each refreshing plan after it reads the
+// created in the journal of creates, so each refreshing plan after it reads the
 // 8 pages of the list and nothing else, in every run, whatever order
 // Terraform sends its Reads in; so does the plan after an apply that
 // forgets ten.
 func TestCLI_pagedRefreshOfALargeStateSameRequestsEveryRun(t *testing.T) {
 	t.Parallel()
 	srv, tf := refreshFleet(t, 200, 0, "")
-	if entries, _ := filepath.Glob(filepath.Join(tf.Dir, ".terraform", "mobileplan", "default.sizes", "*.ids")); len(entries) != 1 {
-		t.Errorf("after the apply, %d entries of the state's subscriptions, want 1", len(entries))
+	if journal := tf.Read(".terraform/mobileplan/default.journal"); strings.Count(journal, `"holds":"`) != 1 {
+		t.Errorf("after the apply, the journal of creates holds %d records of the state's subscriptions, want 1:\n%s", strings.Count(journal, `"holds":"`), journal)
 	}
 	for run := range 3 {
 		got := during(srv, func() { tf.PlanExpect(0) })

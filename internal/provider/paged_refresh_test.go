@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/journal"
 )
 
 // The paged reader without Terraform: Reads as Terraform sends them, up to
@@ -117,7 +119,7 @@ type refreshOptions struct {
 	// what it answered.
 	pause time.Duration
 	// remembered are the ids the reader is told the state held at the
-	// last run (workspace_size.go); none: nothing is remembered.
+	// last run (journal.StateSize); none: nothing is remembered.
 	remembered []string
 	// seed shuffles the Reads' order, unrelated to the list's.
 	seed uint64
@@ -367,3 +369,32 @@ func TestPagedReader_goneSubscriptionReadOnceThePagesPassIt(t *testing.T) {
 		}
 	})
 }
+
+// sizeHolding is the state's size as the journal of creates remembers it
+// after a run whose state held ids; nil when there are none.
+func sizeHolding(t *testing.T, ids []string) stateSizes {
+	t.Helper()
+	if len(ids) == 0 {
+		return nil
+	}
+	path := filepath.Join(t.TempDir(), "default.journal")
+	home := journal.Home{Dir: "/work/config", Workspace: "default"}
+	run, err := journal.Open(path, home, "http://127.0.0.1", journal.Options{Now: time.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.End(true, false, ids, nil); err != nil {
+		t.Fatal(err)
+	}
+	next, err := journal.Open(path, home, "http://127.0.0.1", journal.Options{Now: time.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = next.Close() })
+	return journalSizes{next}
+}
+
+// journalSizes is a journal as the paged reader asks it.
+type journalSizes struct{ *journal.Journal }
+
+func (s journalSizes) stateSize(id string) int { return s.StateSize(id) }

@@ -3,26 +3,44 @@ package provider
 import (
 	"context"
 	"sync"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
 
-// stopOnStopProvider is server, the framework's, with the one thing the
-// framework leaves undone: it answers StopProvider without doing anything. Terraform sends it on an interrupt
-// and then cancels the operations in flight, but it goes on calling the
-// provider for the resources it had not reached, each with a fresh
-// context, and at plan time each of those would read the service again.
-// So StopProvider stops the provider's clients (client.Client.Stop): from
-// then on nothing is sent, while a create already sent is seen through.
-// Whatever serves in front of it passes StopProvider on.
-func stopOnStopProvider(server tfprotov6.ProviderServer, stop *stopSignal) tfprotov6.ProviderServer {
-	full, complete := server.(frameworkServer)
-	if !complete {
-		return server
-	}
-	return &stoppingServer{frameworkServer: full, stop: stop}
+// seam is the protocol server in front of every other (NewProtocol6): the
+// one place that sees each of Terraform's calls whole, before any
+// speed-up answers one itself. It does three things the framework leaves
+// undone:
+//
+//   - StopProvider stops the provider's clients (client.Client.Stop): the
+//     framework answers it and does nothing else, while Terraform, after
+//     an interrupt, goes on calling the provider for the resources it had
+//     not reached, each with a fresh context, and at plan time each of
+//     those would read the service again. From then on nothing is sent,
+//     and a create already sent is seen through.
+//   - It tells the journal of creates (recovery.go) which subscriptions
+//     this state holds: every Read, every plan of an instance in state
+//     (answered without a Read under -refresh=false) and every import.
+//   - At the run's end it adds the journal's report to the last call's
+//     answer: Terraform does not say which call is the last, so a call of
+//     mobileplan_subscription that ends with none other in flight waits
+//     up to lastOperationGrace for another to start; one that starts
+//     takes the report over. In an apply, each create's plan comes right
+//     before its apply and waits on nothing: only an apply reports there.
+type seam struct {
+	frameworkServer
+	stop  *stopSignal
+	rec   *recovery
+	grace time.Duration
+	after func(time.Duration) <-chan time.Time // the clock's timer; time.After
+
+	mu       sync.Mutex
+	inFlight int
+	started  chan struct{} // closed when a call starts
 }
 
 // frameworkServer is every service the framework's server offers, the
@@ -35,14 +53,130 @@ type frameworkServer interface {
 	tfprotov6.StateStoreServer
 }
 
-type stoppingServer struct {
-	frameworkServer
-	stop *stopSignal
+// newSeam returns server with the seam in front of it; a server without
+// every optional service of the framework's is returned as it is.
+func newSeam(server tfprotov6.ProviderServer, stop *stopSignal, rec *recovery) tfprotov6.ProviderServer {
+	full, complete := server.(frameworkServer)
+	if !complete {
+		return server
+	}
+	return &seam{frameworkServer: full, stop: stop, rec: rec, grace: lastOperationGrace, after: time.After, started: make(chan struct{})}
 }
 
-func (s *stoppingServer) StopProvider(ctx context.Context, req *tfprotov6.StopProviderRequest) (*tfprotov6.StopProviderResponse, error) {
+// Unwrap is the server behind the seam: the speed-ups' tests reach theirs
+// through it.
+func (s *seam) Unwrap() tfprotov6.ProviderServer { return s.frameworkServer }
+
+func (s *seam) StopProvider(ctx context.Context, req *tfprotov6.StopProviderRequest) (*tfprotov6.StopProviderResponse, error) {
 	s.stop.stop()
 	return s.frameworkServer.StopProvider(ctx, req)
+}
+
+func (s *seam) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	if req.TypeName != subscriptionTypeName {
+		return s.frameworkServer.ReadResource(ctx, req)
+	}
+	s.begin()
+	if req.CurrentState != nil {
+		s.rec.sawState(req.CurrentState.MsgPack)
+	}
+	resp, err := s.frameworkServer.ReadResource(ctx, req)
+	if resp != nil {
+		resp.Diagnostics = append(resp.Diagnostics, s.end(ctx, false)...)
+	}
+	return resp, err
+}
+
+func (s *seam) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	if req.TypeName != subscriptionTypeName {
+		return s.frameworkServer.PlanResourceChange(ctx, req)
+	}
+	s.begin()
+	if s.rec != nil {
+		s.rec.planning.Store(true)
+	}
+	if req.PriorState != nil {
+		s.rec.sawState(req.PriorState.MsgPack)
+	}
+	resp, err := s.frameworkServer.PlanResourceChange(ctx, req)
+	if resp != nil {
+		resp.Diagnostics = append(resp.Diagnostics, s.end(ctx, false)...)
+	}
+	return resp, err
+}
+
+func (s *seam) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
+	if req.TypeName != subscriptionTypeName {
+		return s.frameworkServer.ImportResourceState(ctx, req)
+	}
+	s.begin()
+	s.rec.sawID(req.ID)
+	resp, err := s.frameworkServer.ImportResourceState(ctx, req)
+	if resp != nil {
+		resp.Diagnostics = append(resp.Diagnostics, s.end(ctx, false)...)
+	}
+	return resp, err
+}
+
+func (s *seam) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	if req.TypeName != subscriptionTypeName {
+		return s.frameworkServer.ApplyResourceChange(ctx, req)
+	}
+	s.begin()
+	if s.rec != nil {
+		s.rec.applied.Store(true)
+	}
+	resp, err := s.frameworkServer.ApplyResourceChange(ctx, req)
+	if resp != nil {
+		resp.Diagnostics = append(resp.Diagnostics, s.end(ctx, true)...)
+	}
+	return resp, err
+}
+
+// begin marks a call of mobileplan_subscription as under way.
+func (s *seam) begin() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inFlight++
+	close(s.started)
+	s.started = make(chan struct{})
+}
+
+// end marks a call as done, and returns the journal's report when it is
+// the run's last (above).
+func (s *seam) end(ctx context.Context, apply bool) []*tfprotov6.Diagnostic {
+	s.mu.Lock()
+	s.inFlight--
+	idle, started := s.inFlight == 0, s.started
+	s.mu.Unlock()
+	if !idle || !s.rec.hasReport() || s.rec.applyWalk() != apply {
+		return nil
+	}
+	select {
+	case <-started:
+		return nil
+	case <-s.after(s.grace):
+	}
+	s.mu.Lock()
+	busy := s.inFlight > 0
+	s.mu.Unlock()
+	if busy {
+		return nil
+	}
+	return toProtocol(s.rec.report(ctx, apply))
+}
+
+// toProtocol is diags as the protocol carries them.
+func toProtocol(diags diag.Diagnostics) []*tfprotov6.Diagnostic {
+	out := make([]*tfprotov6.Diagnostic, 0, len(diags))
+	for _, d := range diags {
+		severity := tfprotov6.DiagnosticSeverityWarning
+		if d.Severity() == diag.SeverityError {
+			severity = tfprotov6.DiagnosticSeverityError
+		}
+		out = append(out, &tfprotov6.Diagnostic{Severity: severity, Summary: d.Summary(), Detail: d.Detail()})
+	}
+	return out
 }
 
 // stopSignal is a provider's StopProvider: once given, it stops every

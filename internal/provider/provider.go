@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -22,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -55,21 +57,22 @@ var (
 )
 
 // NewProtocol6 returns the provider's protocol 6 server, as tf6server.Serve
-// takes it: the framework's server, which StopProvider makes stop the
-// provider's clients (protocol_server.go), behind the measured speed-ups of
-// package fastpath, behind what tells the journal of creates which
-// subscriptions the state holds (recovery_server.go). Each speed-up says beside it when it can go; without
-// the two lines that compose them, the provider works the same, slower.
+// takes it: the framework's server, behind the measured speed-ups of
+// package fastpath, behind the seam (protocol_server.go), which makes
+// StopProvider stop the provider's clients and tells the journal of
+// creates what the state holds. Each speed-up says beside it when it can
+// go; without the line that composes them, the provider works the same,
+// slower.
 func NewProtocol6(version string, opts ...Option) func() tfprotov6.ProviderServer {
 	o := newOptions(opts)
 	return func() tfprotov6.ProviderServer {
 		p := newProvider(version, o)
-		server := stopOnStopProvider(providerserver.NewProtocol6(p)(), &p.stop)
+		server := providerserver.NewProtocol6(p)()
 		if !o.withoutSpeedUps {
 			p.states = &fastpath.States{}
 			server = fastpath.Accelerate(fastpath.ReleaseContexts(server), subscriptionSpeedUps(p.planSubscriptionCreate, p.deferred.Load))
 		}
-		return recordSightings(server, o.recovery)
+		return newSeam(server, &p.stop, o.recovery)
 	}
 }
 
@@ -79,9 +82,8 @@ type Option func(*options)
 type options struct {
 	now             func() time.Time // renewal's clock; the tests set it
 	stop            <-chan struct{}
-	withoutSpeedUps bool           // the tests' parity run
-	recovery        *recovery      // the journal of creates (KeepJournal)
-	size            *workspaceSize // the state's size, remembered (KeepWorkspaceSize)
+	withoutSpeedUps bool      // the tests' parity run
+	recovery        *recovery // the journal of creates (KeepJournal)
 }
 
 func newOptions(opts []Option) options {
@@ -90,6 +92,18 @@ func newOptions(opts []Option) options {
 		opt(&o)
 	}
 	return o
+}
+
+// KeepJournal makes the provider keep the journal of creates of the
+// working directory dir (main.go passes the process's), which also
+// remembers the state's size for the paged refresh. hold marks work the
+// process must finish before it exits when Terraform is gone; parentArgs
+// reads Terraform's command line, to find -target. The returned function
+// ends the journal, and main.go calls it once Terraform has ended the
+// provider the usual way.
+func KeepJournal(dir string, hold func() (release func()), parentArgs func() ([]string, error)) (Option, func()) {
+	r := newRecovery(dir, hold, parentArgs)
+	return func(o *options) { o.recovery = r }, r.end
 }
 
 // StopWhen makes the provider stop as on Terraform's StopProvider once
@@ -137,11 +151,10 @@ type mobileplanProvider struct {
 	configured atomic.Pointer[providerData]
 	stop       stopSignal
 	recovery   *recovery
-	size       *workspaceSize
 }
 
 func newProvider(version string, o options) *mobileplanProvider {
-	p := &mobileplanProvider{version: version, now: o.now, states: frameworkStates{}, recovery: o.recovery, size: o.size}
+	p := &mobileplanProvider{version: version, now: o.now, states: frameworkStates{}, recovery: o.recovery}
 	if o.stop != nil {
 		go func() {
 			<-o.stop
@@ -204,6 +217,13 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				MarkdownDescription: "Start (RFC 3339) of a run lost with its working directory, whose leftovers this run takes ([how](guides/interrupted-runs.md#when-the-working-directory-is-lost-too)).",
 				Optional:            true,
 				Validators:          []validator.String{validInstant},
+			},
+			"dismissed_leftovers": schema.ListAttribute{
+				MarkdownDescription: "Ids of subscriptions the journal of creates names as billed and in no state that are dealt with otherwise (another configuration holds them, or you let them go): " +
+					"they are named no more and never taken. The setting may go once a run has applied it ([how](guides/interrupted-runs.md#subscriptions-billed-and-in-no-state)).",
+				Optional:    true,
+				ElementType: types.StringType,
+				Validators:  []validator.List{listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
 			},
 			"lost_run_ended_at": schema.StringAttribute{
 				MarkdownDescription: "End (RFC 3339) of the run `lost_run_started_at` names.",

@@ -34,6 +34,7 @@ type providerModel struct {
 	CACertPEM      types.String  `tfsdk:"ca_cert_pem"`
 	LostRunStarted types.String  `tfsdk:"lost_run_started_at"`
 	LostRunEnded   types.String  `tfsdk:"lost_run_ended_at"`
+	Dismissed      types.List    `tfsdk:"dismissed_leftovers"`
 }
 
 func (p *mobileplanProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
@@ -138,10 +139,15 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	p.recovery.open(ctx, baseURL, lost, c)
-	data := &providerData{client: c, run: newOperations(c), preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now, recovery: p.recovery, size: p.size}
+	var dismissed []string
+	resp.Diagnostics.Append(cfg.Dismissed.ElementsAs(ctx, &dismissed, false)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(p.recovery.open(ctx, baseURL, lost, dismissed, c)...)
+	data := &providerData{client: c, run: newOperations(c), preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now, recovery: p.recovery}
 	if pagedRefresh {
-		data.subscriptions = newPagedReader(c, p.size)
+		data.subscriptions = newPagedReader(c, p.recovery)
 	}
 	resp.DataSourceData, resp.ResourceData, resp.ListResourceData = data, data, data
 	p.configured.Store(data)
@@ -207,6 +213,7 @@ func settingsOf(cfg providerModel) []setting {
 		{"max_requests_per_second", EnvMaxRequestsPerSecond, cfg.MaxRPS.IsUnknown()},
 		{"lost_run_started_at", "", cfg.LostRunStarted.IsUnknown()},
 		{"lost_run_ended_at", "", cfg.LostRunEnded.IsUnknown()},
+		{"dismissed_leftovers", "", cfg.Dismissed.IsUnknown()},
 	}
 }
 

@@ -26,7 +26,6 @@ type providerData struct {
 	states        stateCodec
 	now           func() time.Time
 	recovery      *recovery
-	size          *workspaceSize // nil: not remembered (KeepWorkspaceSize)
 }
 
 // subscriptionReader obtains a subscription by id, as the resource's Read

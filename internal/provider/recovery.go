@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -27,69 +28,79 @@ import (
 // out-of-memory kill; OpenTofu and remote backends save at most every 20
 // seconds) leaves subscriptions at the service that no state holds, and
 // the next apply would buy each again. The provider keeps a journal of
-// its creates in the working directory (package journal), and the next
-// run takes those subscriptions instead:
+// its creates in the working directory (package journal, which holds the
+// rules), and recovery is its one adapter to it:
 //
-//   - every create is recorded before it is sent and when it is answered;
-//     when Terraform is gone, a create already sent is seen through and
-//     recorded before the process exits;
-//   - a process that Terraform ends the usual way records so: what it
-//     created reached a state Terraform saved;
-//   - a plan records each leftover it finds in its state (a Read or a
-//     plan of an instance holding it, an import of it), and, at its end,
-//     whether it saw the whole state (no -target or -exclude);
-//   - an apply's create takes a leftover of the same request only when
-//     the latest whole plan started after the leftover was given out and
-//     did not see it, the apply itself is not limited to some resources,
-//     and the service shows it unused and of that plan.
+//   - Configure opens it, waiting for a killed run's provider to record
+//     the answers it sees through, looks at the service for what creates
+//     with no answer on record made, and for what a lost run made;
+//   - the protocol's seam tells it which subscriptions this state holds
+//     (seen), and, at the run's end, has it name what it took and every
+//     leftover it did not, with why (report);
+//   - each create is recorded right before its request is written (the
+//     client's SendRecorder) and when it is answered, and takes a
+//     leftover instead when the decision (journal.Decide) says so and the
+//     service shows it unused and of that plan;
+//   - the process's end records what its state held: the state's size,
+//     and, for every leftover, whether a state holds it.
 //
-// So a subscription another workspace or configuration holds is never
-// taken: the journal names only what this working directory's own runs
-// created. When the provider cannot tell (a -target, a journal refused,
-// a run older than journal.StaleAfter), it creates as always and names the
-// leftovers in a warning.
-
-// KeepJournal makes the provider keep its journal of creates for the
-// working directory dir (main.go passes the process's). hold marks work
-// the process must finish before it exits when Terraform is gone;
-// parentArgs reads Terraform's command line, to find -target. The returned
-// function ends the journal, and main.go calls it once Terraform has ended
-// the provider the usual way.
-func KeepJournal(dir string, hold func() (release func()), parentArgs func() ([]string, error)) (Option, func()) {
-	r := &recovery{dir: dir, hold: hold, parentArgs: parentArgs}
-	return func(o *options) { o.recovery = r }, r.end
-}
-
-// recovery is the journal as one provider process uses it. A nil
-// *recovery (a provider served without KeepJournal, as in the in-process
-// tests) keeps no journal and takes nothing.
+// Without the journal (MOBILEPLAN_JOURNAL=off, or a provider served
+// without KeepJournal, as in the in-process tests) nothing of this runs.
 type recovery struct {
 	dir        string
 	hold       func() (release func())
 	parentArgs func() ([]string, error)
+	now        func() time.Time
+	tuning     journal.Tuning
+	off        bool // MOBILEPLAN_JOURNAL=off
 
-	mu       sync.Mutex
-	journal  *journal.Journal // nil until opened, or when it cannot be kept
-	problems diag.Diagnostics // what opening it found, for every create's plan
-	// leftovers are the ids of the leftovers not seen so far, for
-	// sightings to look for without a lock.
-	leftovers atomic.Pointer[[]string]
+	mu          sync.Mutex // guards what follows
+	journal     *journal.Journal
+	failed      error // why the journal cannot be kept: creates stop
+	path        string
+	service     string
+	home        journal.Home
+	lostRun     lostRun
+	offset      time.Duration // the service's clock less this machine's, from the last look
+	seen        map[string]bool
+	holds       map[string]struct{}
+	gone        map[string]struct{}
+	planned     map[string]int // creates this process planned, by request
+	allotted    map[string]int // of those, the ones the preflight counts as taken
+	took        []diagnostics.Leftover
+	fromService map[string]*client.Subscription // what the service showed of leftovers
+	goneIDs     map[string]bool
+	reported    bool
 
-	// quiet is set when the journal, as opened, had nothing to say: no
-	// leftover, no unanswered create of another process, no problem. It
-	// stays so (only a killed process or a lost run adds leftovers), and
-	// spares every plan of a create reading the journal.
-	quiet atomic.Bool
+	scanMu  sync.Mutex // one scan of the list a process
+	scanned bool
 
-	planned atomic.Bool // the process planned or read subscriptions
-	applied atomic.Bool // the process applied changes
+	// watched are the ids of the leftovers not seen so far, for the seam
+	// to look for without a lock; quiet is set when the journal had
+	// nothing to say when it was opened, which stays so (only a killed
+	// process, a look or a lost run add leftovers, all before this
+	// process's plan).
+	watched  atomic.Pointer[[]string]
+	quiet    atomic.Bool
+	planning atomic.Bool // the process planned subscriptions
+	applied  atomic.Bool // the process applied changes
 
 	limitedOnce sync.Once
 	limitedWhy  string
+	walkOnce    sync.Once
+	apply       bool
+}
 
-	lostStarted time.Time // lost_run_started_at, zero when unset
+// EnvJournal, set to "off", turns the journal of creates off.
+const EnvJournal = "MOBILEPLAN_JOURNAL"
 
-	allotted map[string]int // creates of each request this plan expects a leftover to serve (mayTake); guarded by mu
+func newRecovery(dir string, hold func() (release func()), parentArgs func() ([]string, error)) *recovery {
+	r := &recovery{dir: dir, hold: hold, parentArgs: parentArgs, now: time.Now, tuning: journal.DefaultTuning,
+		off:  strings.EqualFold(strings.TrimSpace(os.Getenv(EnvJournal)), "off"),
+		seen: map[string]bool{}, holds: map[string]struct{}{}, gone: map[string]struct{}{}, planned: map[string]int{}, allotted: map[string]int{},
+		fromService: map[string]*client.Subscription{}, goneIDs: map[string]bool{}}
+	r.quiet.Store(true)
+	return r
 }
 
 // lostRun is a run whose working directory is gone, as the settings name
@@ -98,146 +109,272 @@ type lostRun struct {
 	started, ended time.Time
 }
 
-// open opens the journal for the service at service, once, recording what
-// the service shows of lost, if set, through c.
-func (r *recovery) open(ctx context.Context, service string, lost lostRun, c *client.Client) {
-	if r == nil {
-		return
+// orphanWait bounds how long a process waits for the provider of a killed
+// run to record the answers of the creates it had sent: each is bounded
+// by request_timeout, 30 seconds by default.
+const orphanWait = 2 * time.Minute
+
+// orphanPoll is how often it looks again.
+const orphanPoll = 200 * time.Millisecond
+
+// open opens the journal for the service at service, once, with what the
+// service shows of lost (if set) and of creates with no answer on record,
+// through c, and the ids the settings dismiss. It returns what opening
+// found, for Configure to show.
+func (r *recovery) open(ctx context.Context, service string, lost lostRun, dismissed []string, c *client.Client) diag.Diagnostics {
+	if r == nil || r.off {
+		return nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.journal != nil || r.problems != nil {
-		return
+	if r.journal != nil || r.failed != nil {
+		return nil
 	}
-	path, id := journal.Locate(r.dir)
-	j, err := r.openAfterOthers(ctx, path, id, service, lost.started)
+	r.path, r.home = journal.Locate(r.dir)
+	r.service, r.lostRun = service, lost
+	j, err := r.openAfterOrphans(ctx)
 	if err != nil {
-		r.problems = diag.Diagnostics{diagnostics.JournalFailed(err)}
-		return
+		r.failed = err
+		tflog.Warn(ctx, "The journal of creates cannot be kept: creates will fail", map[string]any{"journal": r.path, "error": err.Error()})
+		return nil
 	}
 	r.journal = j
-	r.lostStarted = lost.started
+	var diags diag.Diagnostics
+	if why := j.SetAside(); why != "" {
+		diags.Append(diagnostics.JournalSetAside(why))
+	}
+	if damaged := j.Damaged(); len(damaged) > 0 {
+		var lines []int
+		var ids []string
+		for _, d := range damaged {
+			lines = append(lines, d.Line)
+			ids = append(ids, d.IDs...)
+		}
+		diags.Append(diagnostics.JournalDamaged(r.path, lines, ids))
+	}
+	if len(dismissed) > 0 {
+		unknown, err := j.Dismiss(dismissed, "dismissed")
+		switch {
+		case err != nil:
+			diags.Append(diagnostics.JournalUnwritable(r.path, err))
+		case len(unknown) > 0:
+			diags.Append(diagnostics.DismissedUnknown(unknown))
+		}
+	}
+	if creates := j.OpenCreates(); len(creates) > 0 {
+		diags.Append(r.lookForOpenCreates(ctx, j, c, creates)...)
+	}
 	if !lost.started.IsZero() {
-		if err := recordLostRun(ctx, j, lost, c); err != nil {
-			r.problems = append(r.problems, diagnostics.LostRunUnread(err))
-		}
+		diags.Append(r.recordLostRun(ctx, j, c, lost)...)
 	}
-	if why := j.Refused(); why != "" {
-		r.problems = append(r.problems, diagnostics.JournalRefused(why))
+	left, err := j.Leftovers()
+	if err != nil {
+		diags.Append(diagnostics.JournalUnwritable(r.path, err))
 	}
-	left := j.Leftovers()
-	r.quiet.Store(len(left) == 0 && len(j.Unanswered()) == 0 && len(r.problems) == 0)
+	r.quiet.Store(len(left) == 0 && len(j.OpenCreates()) == 0 && len(diags) == 0)
 	if !r.quiet.Load() {
-		// This process may be the plan that vouches for what it did not
-		// see: its start goes before anything it sees.
-		if err := j.Begin(); err != nil {
-			r.problems = append(r.problems, diagnostics.JournalFailed(err))
-		}
-		tflog.Info(ctx, "The journal of creates names subscriptions a killed run left out of state", map[string]any{"journal": path, "leftovers": len(left)})
+		tflog.Info(ctx, "The journal of creates names subscriptions no state is known to hold", map[string]any{"journal": r.path, "leftovers": len(left)})
 	}
-	r.refreshLeftovers()
+	r.watchLocked(left)
+	return diags
 }
 
-// othersLimit bounds how long a process waits for the provider of a
-// killed run to record the answers of the creates it had sent: each is
-// bounded by request_timeout, 30 seconds by default.
-const othersLimit = 2 * time.Minute
-
-// openAfterOthers opens the journal once no provider of another run is
+// openAfterOrphans opens the journal once no provider of a killed run is
 // still writing to it: the provider of a run killed a moment ago goes on
 // for as long as its creates in flight take, and what it records after
-// this run's plan began could not be vouched for, so it would be bought
-// again.
-func (r *recovery) openAfterOthers(ctx context.Context, path string, id journal.Identity, service string, lostRun time.Time) (*journal.Journal, error) {
-	deadline := time.Now().Add(othersLimit)
+// this run's plan began could not be vouched for.
+func (r *recovery) openAfterOrphans(ctx context.Context) (*journal.Journal, error) {
+	deadline := r.now().Add(orphanWait)
+	opts := journal.Options{Now: r.now, LostRun: r.lostRun.started}
 	for logged := false; ; {
-		j, err := journal.Open(path, id, service, lostRun, time.Now)
+		j, err := journal.Open(r.path, r.home, r.service, opts)
 		if err != nil {
 			return nil, err
 		}
-		others := j.Others()
-		if others == 0 || time.Now().After(deadline) {
+		orphans := j.Orphans()
+		if orphans == 0 || r.now().After(deadline) {
 			return j, nil
 		}
 		if !logged {
 			logged = true
-			tflog.Info(ctx, "Waiting for the provider of a killed run to record the creates it had sent", map[string]any{"journal": path, "processes": others})
+			tflog.Info(ctx, "Waiting for the provider of a killed run to record the creates it had sent", map[string]any{"journal": r.path, "processes": orphans})
 		}
 		_ = j.Close()
-		time.Sleep(othersPoll)
+		time.Sleep(orphanPoll)
 	}
 }
 
-// othersPoll is how often openAfterOthers looks again.
-const othersPoll = 200 * time.Millisecond
+// listedOf is s as the journal's look reads it.
+func listedOf(s client.Subscription) journal.Listed {
+	l := journal.Listed{ID: s.ID, Created: time.Unix(s.CreatedAt, 0), Unused: s.State == client.StateReady && s.ActivatedAt == nil}
+	if s.PlanID != "" {
+		l.Requests = append(l.Requests, requestOf(client.CreateSubscriptionRequest{PlanID: s.PlanID}))
+	}
+	if inline, ok := inlinePlanOf(s.Plan); ok {
+		l.Requests = append(l.Requests, requestOf(client.CreateSubscriptionRequest{Plan: &inline}))
+	}
+	return l
+}
 
-// recordLostRun records in j the subscriptions the service made in lost's
-// time that were never used: the list is newest first, so it is read
-// until a subscription created before the run started.
-func recordLostRun(ctx context.Context, j *journal.Journal, lost lostRun, c *client.Client) error {
-	var subs []journal.LostSubscription
+// lookForOpenCreates reads the service's list, newest first, back to the
+// earliest time creates may have made a subscription, and records what
+// they made. r.mu is held.
+func (r *recovery) lookForOpenCreates(ctx context.Context, j *journal.Journal, c *client.Client, creates []journal.OpenCreate) diag.Diagnostics {
+	var seen []journal.Listed
+	var offset time.Duration
 	for s, err := range c.Subscriptions(ctx) {
 		if err != nil {
-			return err
+			return diag.Diagnostics{diagnostics.LookFailed(err, openCreatesOf(creates))}
 		}
-		created := time.Unix(s.CreatedAt, 0)
-		if created.Before(lost.started) {
+		offset, _ = c.ServiceClockOffset()
+		l := listedOf(s)
+		if l.Created.Before(r.tuning.Earliest(creates, offset)) {
 			break
 		}
-		if (!lost.ended.IsZero() && created.After(lost.ended)) || s.State != client.StateReady || s.ActivatedAt != nil {
-			continue
-		}
-		ls := journal.LostSubscription{ID: s.ID, Request: requestOf(client.CreateSubscriptionRequest{PlanID: s.PlanID})}
-		if inline, ok := inlinePlanOf(s.Plan); ok {
-			ls.Also = requestOf(client.CreateSubscriptionRequest{Plan: &inline})
-		}
-		subs = append(subs, ls)
+		seen = append(seen, l)
 	}
-	return j.RecordLostRun(subs)
+	r.offset = offset
+	found := r.tuning.Look(creates, seen, offset, j.Known)
+	if err := j.RecordLook(creates, found); err != nil {
+		return diag.Diagnostics{diagnostics.JournalUnwritable(r.path, err)}
+	}
+	tflog.Info(ctx, "Looked at the service for what creates with no answer on record made", map[string]any{"creates": len(creates), "found": len(found)})
+	return nil
 }
 
-// refreshLeftovers republishes the ids sightings look for.
-func (r *recovery) refreshLeftovers() {
+func openCreatesOf(creates []journal.OpenCreate) []diagnostics.OpenCreate {
+	out := make([]diagnostics.OpenCreate, len(creates))
+	for i, c := range creates {
+		out[i] = diagnostics.OpenCreate{Request: c.Request, Sent: c.Sent}
+	}
+	return out
+}
+
+// recordLostRun records in j the unused subscriptions the service made in
+// lost's window, by the service's clock: the list is newest first, so it
+// is read until one made before the window. r.mu is held.
+func (r *recovery) recordLostRun(ctx context.Context, j *journal.Journal, c *client.Client, lost lostRun) diag.Diagnostics {
+	var window []journal.Listed
+	var newest *journal.Listed
+	var offset time.Duration
+	var from, to time.Time
+	for s, err := range c.Subscriptions(ctx) {
+		if err != nil {
+			return diag.Diagnostics{diagnostics.LostRunUnread(err)}
+		}
+		offset, _ = c.ServiceClockOffset()
+		from, to = r.tuning.LostRunWindow(lost.started, lost.ended, r.now(), offset)
+		l := listedOf(s)
+		if newest == nil && l.Unused {
+			newest = &l
+		}
+		if l.Created.Before(from) {
+			break
+		}
+		window = append(window, l)
+	}
+	if from.IsZero() { // the service lists nothing
+		offset, _ = c.ServiceClockOffset()
+		from, to = r.tuning.LostRunWindow(lost.started, lost.ended, r.now(), offset)
+	}
+	r.offset = offset
+	found := journal.InWindow(window, from, to, j.Known)
+	if len(found) == 0 {
+		var id string
+		var at time.Time
+		if newest != nil {
+			id, at = newest.ID, newest.Created
+		}
+		now := r.now()
+		tflog.Info(ctx, "The lost run's window holds no unused subscription", map[string]any{"from": from, "to": to})
+		return diag.Diagnostics{diagnostics.LostRunNothingInWindow(from, to, now.Add(offset), now, id, at)}
+	}
+	if err := j.RecordLostRun(found); err != nil {
+		return diag.Diagnostics{diagnostics.JournalUnwritable(r.path, err)}
+	}
+	return nil
+}
+
+// watchLocked publishes the ids the seam looks for: the leftovers not
+// seen so far. r.mu is held.
+func (r *recovery) watchLocked(left []journal.Leftover) {
 	var ids []string
-	if r.journal != nil {
-		for _, l := range r.journal.Leftovers() {
+	for _, l := range left {
+		if !r.seen[l.ID] {
 			ids = append(ids, l.ID)
 		}
 	}
-	r.leftovers.Store(&ids)
+	r.watched.Store(&ids)
 }
 
-// sighted records that a state holds whichever leftovers state, a
-// resource's state as Terraform sends it, names. The ids are the
-// service's, long and random, so finding one among the bytes is enough:
-// a false match only keeps a subscription from being taken.
-func (r *recovery) sighted(ctx context.Context, state []byte) {
+// sawState records which leftovers state, a resource's state as Terraform
+// sends it, names. The ids are the service's, long and random, so finding
+// one among the bytes is enough: a false match only keeps a subscription
+// from being taken.
+func (r *recovery) sawState(state []byte) {
 	if r == nil || len(state) == 0 {
 		return
 	}
-	r.planned.Store(true)
-	ids := r.leftovers.Load()
-	if ids == nil || len(*ids) == 0 {
+	ids := r.watched.Load()
+	if ids == nil {
 		return
 	}
 	for _, id := range *ids {
 		if bytes.Contains(state, []byte(id)) {
-			r.sightedID(ctx, id)
+			r.sawID(id)
 		}
 	}
 }
 
-// sightedID records that a state holds subscription id.
-func (r *recovery) sightedID(ctx context.Context, id string) {
-	if r == nil || r.journal == nil {
+// sawID records that this state holds subscription id.
+func (r *recovery) sawID(id string) {
+	if r == nil || id == "" {
 		return
 	}
-	if was, err := r.journal.Seen(id); err != nil {
-		tflog.Warn(ctx, "Could not record a subscription seen in state in the journal of creates", map[string]any{"id": id, "error": err.Error()})
-	} else if was {
-		tflog.Info(ctx, "A subscription the journal named as left out of state is in this state", map[string]any{"id": id})
-		r.refreshLeftovers()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.holds[id] = struct{}{}
+	delete(r.gone, id)
+	if ids := r.watched.Load(); ids != nil && slices.Contains(*ids, id) && !r.seen[id] {
+		r.seen[id] = true
+		rest := slices.DeleteFunc(slices.Clone(*ids), func(s string) bool { return s == id })
+		r.watched.Store(&rest)
 	}
+}
+
+// held records a subscription this process's state holds (read, created,
+// taken); removed, one it found gone or removed from state.
+func (r *recovery) held(id string) {
+	if r == nil || id == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.holds[id] = struct{}{}
+	delete(r.gone, id)
+}
+
+func (r *recovery) removed(id string) {
+	if r == nil || id == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gone[id] = struct{}{}
+	delete(r.holds, id)
+}
+
+// stateSize is how many subscriptions this process's state held at the
+// last run here, as far as the reads so far show it (journal.StateSize);
+// 0 without a journal.
+func (r *recovery) stateSize(id string) int {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	j := r.journal
+	r.mu.Unlock()
+	return j.StateSize(id)
 }
 
 // limited says why this run cannot see the whole state ("" when it can):
@@ -258,7 +395,7 @@ func (r *recovery) limited() string {
 			// -target and -exclude, and OpenTofu's -target-file and
 			// -exclude-file.
 			if strings.HasPrefix(a, "-") && (name == "target" || name == "exclude" || strings.HasPrefix(name, "target-") || strings.HasPrefix(name, "exclude-")) {
-				r.limitedWhy = "this run is limited to some resources (-" + name + "), so it cannot see every subscription its state holds"
+				r.limitedWhy = "this run is limited to some resources (-" + name + "), so it cannot see every subscription its state holds: plan or apply again without it"
 				return
 			}
 		}
@@ -266,90 +403,113 @@ func (r *recovery) limited() string {
 	return r.limitedWhy
 }
 
-// planWarnings are what the plan of a create with configuration config
-// says about the journal: the leftovers of its request the apply may take,
-// those it will not take and why, the creates sent with no answer, and
-// what opening the journal found.
-func (r *recovery) planWarnings(ctx context.Context, config tfsdk.Config) diag.Diagnostics {
-	if r == nil {
-		return nil
+// valueFlags are the options of Terraform's and OpenTofu's plan and apply
+// that may take their value as the next argument.
+var valueFlags = []string{"var", "var-file", "target", "target-file", "exclude", "exclude-file", "replace", "state", "state-out", "backup",
+	"parallelism", "lock-timeout", "out", "generate-config-out", "chdir"}
+
+// applyWalk reports whether this process is the apply of a run, which
+// takes and reports after its last create, rather than a plan, which
+// reports after its last plan. `apply PLANFILE` is one; `terraform apply`
+// runs the plan's provider process first, and its apply's after that one
+// ended.
+func (r *recovery) applyWalk() bool {
+	r.walkOnce.Do(func() {
+		if args, err := r.parentArgs(); err == nil && appliesAPlanFile(args) {
+			r.apply = true
+			return
+		}
+		r.mu.Lock()
+		j := r.journal
+		r.mu.Unlock()
+		r.apply = j != nil && j.AfterSibling()
+	})
+	return r.apply
+}
+
+// appliesAPlanFile reports whether a CLI command line is apply (or
+// destroy) of a saved plan: an argument after the command that is neither
+// an option nor an option's value.
+func appliesAPlanFile(args []string) bool {
+	command := -1
+	for i, a := range args {
+		if i > 0 && !strings.HasPrefix(a, "-") {
+			command = i
+			break
+		}
 	}
-	r.planned.Store(true)
-	if r.quiet.Load() {
-		return nil
+	if command < 0 || (args[command] != "apply" && args[command] != "destroy") {
+		return false
 	}
-	request := requestOfConfig(ctx, config)
+	for i := command + 1; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if !hasValue && slices.Contains(valueFlags, name) {
+				i++ // its value
+			}
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// run is what the decision reads of this process's run, for a leftover
+// with creates of its request still to serve and the service's answer.
+func (r *recovery) run(creates int, plan bool, at journal.Status) journal.Run {
 	r.mu.Lock()
-	diags := slices.Clone(r.problems)
-	j := r.journal
+	service, home := r.service, r.home
 	r.mu.Unlock()
-	if j == nil {
-		return diags
+	return journal.Run{Now: r.now(), Service: service, Home: home, Limited: r.limited(), Creates: creates, Plan: plan, AtService: at}
+}
+
+// planCreate is what the plan of a create with configuration config says
+// of the journal: an error when the journal cannot be kept, since the
+// create would fail; and it counts the create, which the run's report
+// reads.
+func (r *recovery) planCreate(ctx context.Context, config tfsdk.Config) diag.Diagnostics {
+	if r == nil || r.off {
+		return nil
 	}
-	var usable, old, elsewhere []diagnostics.Leftover
-	for _, l := range j.Leftovers() {
-		d := diagnostics.Leftover{ID: l.ID, Request: l.Request, Run: l.Run}
-		switch {
-		case l.Request != request && l.Also != request:
-			continue // another create's, if any
-		case j.Serves(l, request):
-			usable = append(usable, d)
-		case l.Service != j.Service():
-			elsewhere = append(elsewhere, d)
-		default:
-			old = append(old, d)
-		}
+	r.planning.Store(true)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.failed != nil {
+		return diag.Diagnostics{diagnostics.JournalUnwritable(r.path, r.failed)}
 	}
-	if len(usable) > 0 {
-		if why := r.limited(); why != "" {
-			diags.Append(diagnostics.RecoveryNotTaken(why, usable))
-		} else {
-			diags.Append(diagnostics.RecoveryPlanned(j.Path(), r.lostStarted, usable))
-		}
-	}
-	if len(old) > 0 {
-		diags.Append(diagnostics.RecoveryNotTaken(fmt.Sprintf("the run that created them started more than %s ago, and may have been dealt with by hand", formatDays(journal.StaleAfter)), old))
-	}
-	if len(elsewhere) > 0 {
-		diags.Append(diagnostics.RecoveryNotTaken("they were created at another base_url than this run's", elsewhere))
-	}
-	if un := j.Unanswered(); len(un) > 0 {
-		creates := make([]diagnostics.Unanswered, len(un))
-		for i, u := range un {
-			creates[i] = diagnostics.Unanswered{Request: u.Request, Sent: u.Sent}
-		}
-		diags.Append(diagnostics.RecoveryUnanswered(creates))
-	}
-	return diags
+	r.planned[requestOfConfig(ctx, config)]++
+	return nil
 }
 
 // mayTake reports whether the apply may serve one more planned create of
-// configuration config with a leftover: fewer creates of its request were
-// counted so far than there are usable leftovers of it not seen in state
-// yet. The
-// preflight then reserves no free eSIM for it. A leftover this plan
-// later finds in state makes the count one too generous, and the apply
-// may then meet the service's outOfInventory for that create: never a
-// plan refused that the recovery makes possible.
+// configuration config with a leftover: fewer creates of its request
+// were counted so far than there are leftovers the decision lets a plan
+// take for it. The preflight then reserves no free eSIM for it. A
+// leftover this plan later finds in state makes the count one too
+// generous, and the apply may then meet the service's outOfInventory for
+// that create: never a plan refused that the recovery makes possible.
 func (r *recovery) mayTake(ctx context.Context, config tfsdk.Config) bool {
-	if r == nil || r.quiet.Load() {
+	if r == nil || r.off || r.quiet.Load() {
 		return false
 	}
 	request := requestOfConfig(ctx, config)
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.journal == nil || r.limited() != "" {
+	j := r.journal
+	r.mu.Unlock()
+	if j == nil {
 		return false
 	}
+	left, _ := j.Leftovers()
+	run := r.run(1, true, journal.Unchecked)
 	usable := 0
-	for _, l := range r.journal.Leftovers() {
-		if r.journal.Serves(l, request) {
+	for _, l := range left {
+		if l.Serves(request) && !r.sawLocked(l.ID) && journal.Decide(l, run, r.tuning).Take {
 			usable++
 		}
 	}
-	if r.allotted == nil {
-		r.allotted = map[string]int{}
-	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.allotted[request] >= usable {
 		return false
 	}
@@ -357,44 +517,179 @@ func (r *recovery) mayTake(ctx context.Context, config tfsdk.Config) bool {
 	return true
 }
 
-func formatDays(d time.Duration) string { return fmt.Sprintf("%d days", int(d/(24*time.Hour))) }
+func (r *recovery) sawLocked(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seen[id]
+}
 
 // take returns a leftover for a create of body, checked at the service
 // (unused, of the same plan), and records that the create took it; nil
-// when there is none to take. c reads the service. A check that gets no
-// answer (the service unreachable, the run interrupted) is an error: the
-// create then sends nothing, rather than buy a subscription that may be
-// waiting for it, and the leftover stays for the next run.
-func (r *recovery) take(ctx context.Context, c *client.Client, body client.CreateSubscriptionRequest) (*client.Subscription, *diagnostics.Leftover, error) {
-	if r == nil || r.journal == nil || r.limited() != "" {
-		return nil, nil, nil
+// when there is none to take. c reads the service: one scan of the list's
+// pages for every leftover, then a GET for any the pages did not show. A
+// check that gets no answer (the service unreachable, the run
+// interrupted) is an error: the create then sends nothing, rather than buy
+// a subscription that may be waiting for it, and the leftover stays for
+// the next run.
+func (r *recovery) take(ctx context.Context, c *client.Client, body client.CreateSubscriptionRequest) (*client.Subscription, error) {
+	if r == nil || r.off || r.quiet.Load() {
+		return nil, nil
 	}
-	if ids := r.leftovers.Load(); ids == nil || len(*ids) == 0 {
-		return nil, nil, nil // the common case: Claim would read the journal for nothing
+	r.mu.Lock()
+	j := r.journal
+	r.mu.Unlock()
+	if j == nil {
+		return nil, nil
 	}
+	if err := r.scan(ctx, c, j); err != nil {
+		return nil, err
+	}
+	request := requestOf(body)
 	var sub *client.Subscription
-	l, ok, err := r.journal.Claim(requestOf(body), func(l journal.Leftover) (journal.Verdict, error) {
-		got, err := c.GetSubscription(ctx, l.ID)
+	l, ok, err := j.Take(request, func(candidates []journal.Leftover) (string, error) {
+		for _, l := range candidates {
+			if r.sawLocked(l.ID) || !journal.Decide(l, r.run(1, false, journal.Unchecked), r.tuning).Take {
+				continue
+			}
+			got, status, err := r.atService(ctx, c, l.ID, body)
+			if err != nil {
+				return "", err
+			}
+			if status == journal.Gone {
+				_, _ = j.Dismiss([]string{l.ID}, "gone")
+			}
+			if journal.Decide(l, r.run(1, false, status), r.tuning).Take {
+				sub = got
+				return l.ID, nil
+			}
+			tflog.Info(ctx, "Not taking a subscription the journal names: the service shows it gone, used or of another plan", map[string]any{"id": l.ID})
+		}
+		return "", nil
+	})
+	if err != nil || !ok {
+		return nil, err
+	}
+	tflog.Info(ctx, "Took a subscription no state held instead of creating one", map[string]any{"id": l.ID})
+	r.mu.Lock()
+	r.took = append(r.took, r.leftoverMessage(l, "", sub.EsimICCID))
+	r.mu.Unlock()
+	return sub, nil
+}
+
+// scan reads the service's list, newest first, once per process, for the
+// leftovers the journal names: they were made lately, so the list reaches
+// them in a few pages (25 each), where a GET each costs a request each. It
+// stops at the first subscription made before all of them, or once it
+// has read as many pages as it has leftovers still to find; those are read
+// by GET when a create needs them.
+func (r *recovery) scan(ctx context.Context, c *client.Client, j *journal.Journal) error {
+	r.scanMu.Lock()
+	defer r.scanMu.Unlock()
+	if r.scanned {
+		return nil
+	}
+	left, err := j.Leftovers()
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	wanted := map[string]bool{}
+	var earliest time.Time
+	for _, l := range left {
+		if r.seen[l.ID] {
+			continue
+		}
+		wanted[l.ID] = true
+		made := l.Given
+		if !l.Created.IsZero() {
+			made = l.Created.Add(-r.offset)
+		}
+		if earliest.IsZero() || made.Before(earliest) {
+			earliest = made
+		}
+	}
+	r.mu.Unlock()
+	read, pages := 0, 0
+	for s, err := range c.Subscriptions(ctx) {
+		if err != nil {
+			return err
+		}
+		if read%client.MaxPageSize == 0 {
+			pages++
+		}
+		read++
+		if wanted[s.ID] {
+			sub := s
+			r.mu.Lock()
+			r.fromService[s.ID] = &sub
+			r.mu.Unlock()
+			delete(wanted, s.ID)
+		}
+		offset, _ := c.ServiceClockOffset()
+		if len(wanted) == 0 || time.Unix(s.CreatedAt, 0).Before(earliest.Add(offset-r.tuning.ClockSlack)) ||
+			(read%client.MaxPageSize == 0 && pages >= len(wanted)) {
+			break
+		}
+	}
+	r.scanned = true
+	tflog.Debug(ctx, "Read the service's list for the leftovers the journal names", map[string]any{"pages": pages, "not_listed": len(wanted)})
+	return nil
+}
+
+// atService is leftover id as the service shows it, for a create of body:
+// from the scan, or by its own GET.
+func (r *recovery) atService(ctx context.Context, c *client.Client, id string, body client.CreateSubscriptionRequest) (*client.Subscription, journal.Status, error) {
+	r.mu.Lock()
+	sub, gone := r.fromService[id], r.goneIDs[id]
+	r.mu.Unlock()
+	if gone {
+		return nil, journal.Gone, nil
+	}
+	if sub == nil {
+		got, err := c.GetSubscription(ctx, id)
 		switch {
 		case client.IsNotFound(err):
-			return journal.Unfit, nil
+			r.mu.Lock()
+			r.goneIDs[id] = true
+			r.mu.Unlock()
+			return nil, journal.Gone, nil
 		case err != nil:
-			return journal.Unfit, err
-		case !fitFor(got, body):
-			tflog.Info(ctx, "Not taking a subscription the journal named as left out of state: the service shows it used or of another plan", map[string]any{"id": l.ID})
-			return journal.Unfit, nil
+			return nil, journal.Unchecked, err
 		}
 		sub = got
-		return journal.Take, nil
-	})
-	if err != nil {
-		return nil, nil, err
+		r.mu.Lock()
+		r.fromService[id] = got
+		r.mu.Unlock()
 	}
-	if !ok {
-		return nil, nil, nil
+	switch {
+	case sub.State != client.StateReady || sub.ActivatedAt != nil:
+		return sub, journal.Used, nil
+	case !fitFor(sub, body):
+		return sub, journal.OtherPlan, nil
 	}
-	r.refreshLeftovers()
-	return sub, &diagnostics.Leftover{ID: l.ID, Request: l.Request, Run: l.Run}, nil
+	return sub, journal.Fit, nil
+}
+
+// statusFor is what the service showed of leftover l this run, if it was
+// asked.
+func (r *recovery) statusFor(l journal.Leftover) journal.Status {
+	r.mu.Lock()
+	sub, gone := r.fromService[l.ID], r.goneIDs[l.ID]
+	r.mu.Unlock()
+	switch {
+	case gone:
+		return journal.Gone
+	case sub == nil:
+		return journal.Unchecked
+	case sub.State != client.StateReady || sub.ActivatedAt != nil:
+		return journal.Used
+	}
+	for _, request := range []string{l.Request, l.Also} {
+		if slices.Contains(listedOf(*sub).Requests, request) {
+			return journal.Fit
+		}
+	}
+	return journal.OtherPlan
 }
 
 // fitFor reports whether sub can stand for a new subscription of body: it
@@ -450,58 +745,183 @@ func requestOf(body client.CreateSubscriptionRequest) string {
 	return fmt.Sprintf("plan { coverage_id = %q, data_mbs = %d, period_days = %d }", body.Plan.CoverageID, body.Plan.DataMBs, body.Plan.PeriodDays)
 }
 
-// create sends a create through send, recording it in the journal before
-// it is sent and once it is answered. The process does not exit, when
-// Terraform is gone, before the answer is recorded.
-func (r *recovery) create(ctx context.Context, body client.CreateSubscriptionRequest, send func() (*client.Subscription, error)) (*client.Subscription, diag.Diagnostics, error) {
-	if r == nil {
-		sub, err := send()
+// create sends a create through send, with the context it must use:
+// recorded in the journal right before its request is written (after the
+// pace), and once it is answered; the process does not exit, when
+// Terraform is gone, before the answer is recorded. When the journal
+// cannot be written, nothing is sent and the diagnostics say why.
+func (r *recovery) create(ctx context.Context, body client.CreateSubscriptionRequest, within time.Duration, send func(context.Context) (*client.Subscription, error)) (*client.Subscription, diag.Diagnostics, error) {
+	if r == nil || r.off {
+		sub, err := send(ctx)
+		return sub, nil, err
+	}
+	r.mu.Lock()
+	j, failed := r.journal, r.failed
+	r.mu.Unlock()
+	if failed != nil {
+		return nil, diag.Diagnostics{diagnostics.JournalUnwritable(r.path, failed)}, nil
+	}
+	if j == nil { // not configured: the framework reports that
+		sub, err := send(ctx)
 		return sub, nil, err
 	}
 	release := r.hold()
 	defer release()
-	r.mu.Lock()
-	j := r.journal
-	r.mu.Unlock()
-	if j == nil {
-		sub, err := send()
-		return sub, nil, err
-	}
+	record := j.NewCreate(requestOf(body), within)
+	sub, err := send(client.WithSendRecorder(ctx, record))
 	var diags diag.Diagnostics
-	request := requestOf(body)
-	n, jerr := j.Sending(request)
-	if jerr != nil {
-		diags.Append(diagnostics.JournalFailed(jerr))
-	}
-	sub, err := send()
 	switch {
 	case err == nil:
-		jerr = j.Created(n, request, sub.ID)
+		if jerr := record.Made(sub.ID); jerr != nil {
+			diags.Append(diagnostics.JournalAnswerUnrecorded(sub.ID, jerr))
+		}
+	case client.IsSendRecordError(err):
+		return nil, diag.Diagnostics{diagnostics.JournalUnwritable(r.path, err)}, nil
 	case client.CreatedNothing(err):
-		jerr = j.Unsent(n)
-	default:
-		jerr = nil // no answer: the service may have made it; the record stays open
+		_ = record.Unmade()
 	}
-	if jerr != nil {
-		diags.Append(diagnostics.JournalFailed(jerr))
-	}
+	// Otherwise no answer came: the service may have made it, and the
+	// record stays open for a look.
 	return sub, diags, err
+}
+
+// hasReport reports whether the run's end has anything to say of the
+// journal.
+func (r *recovery) hasReport() bool {
+	if r == nil || r.off {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.reported && (!r.quiet.Load() || len(r.took) > 0)
+}
+
+// report is what the run's end says of the journal, once: what the apply
+// of this plan takes (a plan), what this apply took (an apply), and every
+// leftover it does not take, with why, none of them an id this state
+// holds. Each is one warning, with every id.
+func (r *recovery) report(ctx context.Context, applyWalk bool) diag.Diagnostics {
+	r.mu.Lock()
+	if r.reported || r.journal == nil {
+		r.mu.Unlock()
+		return nil
+	}
+	r.reported = true
+	j, path, planned, took := r.journal, r.path, maps.Clone(r.planned), slices.Clone(r.took)
+	r.mu.Unlock()
+	left, err := j.Leftovers()
+	if err != nil {
+		tflog.Warn(ctx, "Could not read the journal of creates for the run's report", map[string]any{"error": err.Error()})
+	}
+	var taking, named []diagnostics.Leftover
+	lostRun := false
+	for _, l := range left {
+		if r.sawLocked(l.ID) {
+			continue
+		}
+		request := l.Request
+		if planned[request] == 0 && planned[l.Also] > 0 {
+			request = l.Also
+		}
+		creates := 0
+		if !applyWalk {
+			creates = planned[request]
+		}
+		d := journal.Decide(l, r.run(creates, !applyWalk, r.statusFor(l)), r.tuning)
+		switch {
+		case d.Take:
+			planned[request]--
+			taking = append(taking, r.leftoverMessage(l, "", ""))
+		case d.Named():
+			named = append(named, r.leftoverMessage(l, r.why(d.Reason, l), ""))
+		}
+		lostRun = lostRun || l.Origin == journal.OriginLostRun
+	}
+	var lostRunText string
+	if lostRun {
+		lostRunText = diagnostics.LostRunCannotTell(r.lostRun.started, r.offset)
+	}
+	byHeading := func(a, b diagnostics.Leftover) int { return strings.Compare(a.Source+a.Why, b.Source+b.Why) }
+	slices.SortStableFunc(taking, byHeading)
+	slices.SortStableFunc(named, byHeading)
+	var diags diag.Diagnostics
+	if len(taking) > 0 {
+		diags.Append(diagnostics.RecoveryTaking(path, taking, lostRunText))
+	}
+	if len(took) > 0 {
+		diags.Append(diagnostics.RecoveryTook(took))
+	}
+	if len(named) > 0 {
+		if len(taking) > 0 {
+			lostRunText = ""
+		}
+		diags.Append(diagnostics.RecoveryNamed(named, applyWalk, lostRunText))
+	}
+	return diags
+}
+
+// leftoverMessage is l as the messages name it.
+func (r *recovery) leftoverMessage(l journal.Leftover, why, iccid string) diagnostics.Leftover {
+	m := diagnostics.Leftover{ID: l.ID, Request: l.Request, Created: l.Given, Why: why, ICCID: iccid}
+	switch l.Origin {
+	case journal.OriginCreate:
+		m.Source = "made for a run started " + l.Run.UTC().Format(time.RFC3339) + " that ended without Terraform saving its state"
+	case journal.OriginFound:
+		m.Created = l.Created
+		m.Source = "found at the service for creates sent with no answer on record"
+	case journal.OriginLostRun:
+		m.Created = l.Created
+		m.Source = "made in the lost run's window"
+	case journal.OriginDamaged:
+		m.Created = time.Time{}
+		m.Request = "plan unknown"
+		m.Source = fmt.Sprintf("shown by damaged line %d of the journal", l.Line)
+	}
+	return m
+}
+
+// why says why a leftover is not taken.
+func (r *recovery) why(reason journal.Reason, l journal.Leftover) string {
+	switch reason {
+	case journal.DamagedLine:
+		return "the provider cannot tell what it recorded: check whether it is this configuration's"
+	case journal.AnotherHome:
+		return fmt.Sprintf("the journal names it for the workspace %q of %s, whose state may not be this one", l.Home.Workspace, l.Home.Dir)
+	case journal.AnotherService:
+		return fmt.Sprintf("it was made at %s, not at this run's base_url", l.Service)
+	case journal.Stale:
+		return fmt.Sprintf("the run that made it started more than %d days ago, and may have been dealt with by hand", int(r.tuning.StaleAfter/(24*time.Hour)))
+	case journal.MoreThanSent:
+		return fmt.Sprintf("the service made %d unused subscriptions of its plan in the time %d creates with no answer on record were sent, so some are another configuration's, and which cannot be told", l.Found, l.Sends)
+	case journal.UsedAtService:
+		return "the service shows it in use: a device activated it"
+	case journal.OtherPlanAtService:
+		return "the service shows it of another plan"
+	case journal.LimitedRun:
+		return r.limited()
+	case journal.NotVouched:
+		return "no plan that read the whole state has run since it was made, so this run cannot tell that no instance of its state holds it: plan or apply again"
+	case journal.NoCreate:
+		return "no create of its plan in this run needs it"
+	}
+	return ""
 }
 
 // end records that Terraform ended the process the usual way: whole when
 // it planned subscriptions with nothing limiting the run and applied
-// nothing.
+// nothing, with what its state held.
 func (r *recovery) end() {
 	if r == nil {
 		return
 	}
 	r.mu.Lock()
 	j := r.journal
+	holds, gone := slices.Collect(maps.Keys(r.holds)), slices.Collect(maps.Keys(r.gone))
 	r.mu.Unlock()
 	if j == nil {
 		return
 	}
 	applied := r.applied.Load()
-	whole := r.planned.Load() && !applied && r.limited() == ""
-	_ = j.End(whole, applied)
+	whole := r.planning.Load() && !applied && r.limited() == ""
+	_ = j.End(whole, applied, holds, gone)
 }

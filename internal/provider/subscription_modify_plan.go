@@ -81,11 +81,11 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 // plan. ready_for_renewal stays unknown: set here, the plan of a renewal
 // would show it unchanged (false in state, false in the new
 // subscription's plan) and hide which attribute forces the replacement.
-// It says what the apply may do with subscriptions a killed run left out
-// of state (recovery.go).
+// It counts the create for the journal of creates, whose report at the
+// run's end says what the apply takes (recovery.go).
 func planCreate(ctx context.Context, run *operations, p *preflight, rec *recovery, config tfsdk.Config, diags *diag.Diagnostics) {
 	defer run.planning()(diags)
-	diags.Append(rec.planWarnings(ctx, config)...)
+	diags.Append(rec.planCreate(ctx, config)...)
 	p.checkCreate(ctx, config, func() bool { return rec.mayTake(ctx, config) }, diags)
 }
 

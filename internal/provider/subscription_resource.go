@@ -53,7 +53,6 @@ type subscriptionResource struct {
 	states        stateCodec
 	now           func() time.Time // renewal's clock
 	recovery      *recovery
-	size          *workspaceSize
 }
 
 func (r *subscriptionResource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -204,7 +203,7 @@ func (r *subscriptionResource) ConfigValidators(context.Context) []resource.Conf
 
 func (r *subscriptionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	data := providerDataFrom(req.ProviderData, &resp.Diagnostics)
-	r.client, r.run, r.preflight, r.subscriptions, r.states, r.now, r.recovery, r.size = data.client, data.run, data.preflight, data.subscriptions, data.states, data.now, data.recovery, data.size
+	r.client, r.run, r.preflight, r.subscriptions, r.states, r.now, r.recovery = data.client, data.run, data.preflight, data.subscriptions, data.states, data.now, data.recovery
 }
 
 func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -238,37 +237,31 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 	ctx, cancel := context.WithTimeout(ctx, createTimeout)
 	defer cancel()
 
-	sub, took, err := r.recovery.take(ctx, r.client, body)
+	sub, err := r.recovery.take(ctx, r.client, body)
 	if err != nil {
 		resp.Diagnostics.Append(diagnostics.APIError("Could not check a subscription a killed run left out of state; nothing was sent (apply again to take it or create)", err, path.Empty()))
 		return
 	}
-	if sub != nil {
-		model, diags := subscriptionResourceModelOf(sub, plan)
-		resp.Diagnostics.Append(diags...)
-		if diags.HasError() {
+	if sub == nil {
+		r.preflight.startCreating()
+		var journalDiags diag.Diagnostics
+		sub, journalDiags, err = r.recovery.create(ctx, body, r.client.RequestTimeout(), func(ctx context.Context) (*client.Subscription, error) {
+			return r.client.CreateSubscription(ctx, body)
+		})
+		resp.Diagnostics.Append(journalDiags...)
+		if err != nil {
+			attr := path.Empty()
+			if client.IsPreconditionFailed(err) || client.IsBadRequest(err) {
+				attr = inputPath // the plan was refused, or the service has no eSIM for it
+			}
+			resp.Diagnostics.Append(diagnostics.APIError("Could not create subscription", err, attr))
 			return
 		}
-		resp.Diagnostics.Append(diagnostics.RecoveryTook(*took, sub.EsimICCID))
-		resp.Diagnostics.Append(r.states.Set(ctx, &resp.State, &model)...)
-		resp.Diagnostics.Append(setSubscriptionIdentity(ctx, resp.Identity, types.StringValue(sub.ID))...)
-		r.size.created(sub.ID)
-		return
-	}
-
-	r.preflight.startCreating()
-	var journalDiags diag.Diagnostics
-	sub, journalDiags, err = r.recovery.create(ctx, body, func() (*client.Subscription, error) { return r.client.CreateSubscription(ctx, body) })
-	resp.Diagnostics.Append(journalDiags...)
-	if err != nil {
-		attr := path.Empty()
-		if client.IsPreconditionFailed(err) || client.IsBadRequest(err) {
-			attr = inputPath // the plan was refused, or the service has no eSIM for it
+		if sub == nil {
+			return // not sent: the journal's diagnostics say why
 		}
-		resp.Diagnostics.Append(diagnostics.APIError("Could not create subscription", err, attr))
-		return
 	}
-	r.size.created(sub.ID) // in state even if what follows fails: the framework keeps what was set
+	r.recovery.held(sub.ID) // in state even if what follows fails: the framework keeps what was set
 	model, diags := subscriptionResourceModelOf(sub, plan)
 	resp.Diagnostics.Append(diags...)
 	if diags.HasError() {
@@ -299,7 +292,7 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.Append(diagnostics.MoveSubscriptionMissing(*moved, diagnostics.Detail(err)))
 		return
 	case client.IsNotFound(err):
-		r.size.deleted(id)
+		r.recovery.removed(id)
 		resp.Diagnostics.AddWarning("Subscription no longer exists",
 			fmt.Sprintf("The service has no subscription %s any more, so it was removed from Terraform state, and Terraform plans to create it again.", id))
 		resp.State.RemoveResource(ctx)
@@ -316,7 +309,7 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	resp.Diagnostics.Append(r.states.Set(ctx, &resp.State, &model)...)
-	r.size.read(id)
+	r.recovery.held(id)
 	if moved != nil {
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, movedFromKey, nil)...) // found: an ordinary subscription from now on
 	}
@@ -344,7 +337,7 @@ func (r *subscriptionResource) Update(ctx context.Context, req resource.UpdateRe
 func (r *subscriptionResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state subscriptionResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	r.size.deleted(state.ID.ValueString())
+	r.recovery.removed(state.ID.ValueString())
 	resp.Diagnostics.Append(diagnostics.StillAtService(state.ID.ValueString(), state.EsimICCID.ValueString()))
 }
 

@@ -43,7 +43,7 @@ func TestCreatePlan_sameAsFramework(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &dataset})
 	framework := acctest.NewProtoHarness(t, providerserver.NewProtocol6(provider.New("test")())(), srv)
 	served := acctest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
-	wrapper := served.Server.(*fastpath.ProtocolServer)
+	wrapper := accelerator(t, served.Server)
 	counted := &frameworkPlans{FrameworkServer: *wrapper.Framework()}
 	*wrapper.Framework() = counted
 

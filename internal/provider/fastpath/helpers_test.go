@@ -10,7 +10,27 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
 )
+
+// accelerator is the speed-ups' server in server, the provider as served:
+// behind the seam, which unwraps to it.
+func accelerator(tb testing.TB, server tfprotov6.ProviderServer) *fastpath.ProtocolServer {
+	tb.Helper()
+	for {
+		switch s := server.(type) {
+		case *fastpath.ProtocolServer:
+			return s
+		case interface {
+			Unwrap() tfprotov6.ProviderServer
+		}:
+			server = s.Unwrap()
+		default:
+			tb.Fatalf("served %T, with no fastpath server behind it: the fast path is off", server)
+			return nil
+		}
+	}
+}
 
 // identityType is the type of mobileplan_subscription's identity, as server
 // declares it.

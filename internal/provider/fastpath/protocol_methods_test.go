@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
 )
 
 // The served server has every method of the framework's, with the same
@@ -20,9 +19,7 @@ func TestProtocol6_hasEveryMethodOfTheFrameworksServer(t *testing.T) {
 	t.Parallel()
 	framework := reflect.TypeOf(providerserver.NewProtocol6(provider.New("test")())())
 	served := provider.NewProtocol6("test")()
-	if _, ok := served.(*fastpath.ProtocolServer); !ok {
-		t.Fatalf("served %T, want the wrapper: the fast path is off", served)
-	}
+	accelerator(t, served)
 	st := reflect.TypeOf(served)
 	if framework.NumMethod() < reflect.TypeFor[tfprotov6.ProviderServer]().NumMethod() {
 		t.Fatalf("the framework's server %s has %d methods, fewer than tfprotov6.ProviderServer", framework, framework.NumMethod())

@@ -18,7 +18,6 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
 )
 
 // TestUnchangedPlan_sameAsFramework is the proof of unchangedPlan: on many
@@ -34,7 +33,7 @@ func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{})
 	framework := acctest.NewProtoHarness(t, providerserver.NewProtocol6(provider.New("test")())(), srv)
 	served := acctest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
-	wrapper := served.Server.(*fastpath.ProtocolServer)
+	wrapper := accelerator(t, served.Server)
 
 	states := lifecycleStates(t, srv, served)
 	rng := rand.New(rand.NewPCG(15, 2))
@@ -110,7 +109,7 @@ func TestUnchangedPlan_leavesEveryOtherPlanToTheFramework(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{})
 	h := acctest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
-	wrapper := h.Server.(*fastpath.ProtocolServer)
+	wrapper := accelerator(t, h.Server)
 	state := h.Object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "sub_1")})
 	other := h.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_other")})
 	null := tftypes.NewValue(h.Type, nil)
@@ -163,7 +162,7 @@ func TestValidateResourceConfig_sameAsFramework(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{})
 	framework := acctest.NewProtoHarness(t, providerserver.NewProtocol6(provider.New("test")())(), srv)
 	served := acctest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
-	wrapper := served.Server.(*fastpath.ProtocolServer)
+	wrapper := accelerator(t, served.Server)
 	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 	num := func(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
 	inline := func(cov string, mbs, days int64) tftypes.Value {

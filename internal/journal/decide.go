@@ -1,0 +1,185 @@
+package journal
+
+import (
+	"time"
+)
+
+// Origin is how the journal came to name a subscription.
+type Origin int
+
+const (
+	// OriginCreate: the service's answer to a create of this working
+	// directory, or a leftover a create took.
+	OriginCreate Origin = iota
+	// OriginFound: a look at the service found it for creates sent with
+	// no answer on record (look.go).
+	OriginFound
+	// OriginLostRun: the service made it in the window of a lost run that
+	// the provider block names.
+	OriginLostRun
+	// OriginDamaged: a damaged line of the journal shows its id.
+	OriginDamaged
+)
+
+// Leftover is a subscription the journal names that no state is known to
+// hold: the facts the decision reads.
+type Leftover struct {
+	ID string
+	// Request names what the create asked for; Also, when set, another
+	// request it serves as well (a found subscription's plan in its other
+	// form).
+	Request, Also string
+	Origin        Origin
+	// Given is when it was given to its process (this machine's clock);
+	// Created, when a look found it, the service's createdAt by the
+	// service's clock.
+	Given, Created time.Time
+	// Run is when the process it was given to started; Service the base
+	// URL that process used; Home what it belonged to.
+	Run     time.Time
+	Service string
+	Home    Home
+	// Vouched: a plan that saw the whole state, applied nothing and ended
+	// as Terraform ends its providers started after it was given; had its
+	// state held it, the journal would say so.
+	Vouched bool
+	// Sends and Found, of OriginFound: the creates the look was for, and
+	// the subscriptions it found for them that no state holds and no one
+	// dismissed.
+	Sends, Found int
+	// LostRun, of OriginLostRun: the lost run's start. Line, of
+	// OriginDamaged: the damaged line.
+	LostRun time.Time
+	Line    int
+
+	index int
+}
+
+// Serves reports whether l may stand for a create asking for request.
+func (l Leftover) Serves(request string) bool {
+	return request != "" && (l.Request == request || l.Also == request)
+}
+
+// Status is what the service shows of a leftover.
+type Status int
+
+const (
+	Unchecked Status = iota // not asked
+	Fit                     // unused, and of the plan it was made for
+	Used                    // activated: a device uses it
+	OtherPlan               // of another plan than the journal says
+	Gone                    // the service has no such subscription
+)
+
+// Run is what the decision reads of the run that decides: its clock,
+// service and home, whether it sees its whole state, how many creates of
+// the leftover's request it still has to serve, whether it is a plan
+// (which vouches for itself: it sees the state it plans), and what the
+// service showed of the leftover.
+type Run struct {
+	Now       time.Time
+	Service   string
+	Home      Home
+	Limited   string // why this run cannot see its whole state; "" when it can
+	Creates   int
+	Plan      bool
+	AtService Status
+}
+
+// Reason is why a leftover is not taken.
+type Reason int
+
+const (
+	Taken         Reason = iota // not a reason: the leftover is taken
+	GoneAtService               // not billed any more: nothing to name
+	DamagedLine
+	AnotherHome
+	AnotherService
+	Stale
+	MoreThanSent
+	UsedAtService
+	OtherPlanAtService
+	LimitedRun
+	NotVouched
+	NoCreate
+)
+
+// Decision is what becomes of a leftover: taken for a create, or the
+// reason not; named tells whether it is still to be named.
+type Decision struct {
+	Take   bool
+	Reason Reason
+}
+
+// Named reports whether a leftover decided so is still billed and in no
+// state: to be named until it is dealt with.
+func (d Decision) Named() bool { return !d.Take && d.Reason != GoneAtService }
+
+// Tuning holds the constants the recovery's rules name. Each decides a
+// row of decide_test.go or look_test.go, and TestRecoveryTuningIsPinned
+// proves that doubling or halving any of them fails one.
+type Tuning struct {
+	// StaleAfter is the age of a run past which what it left is never
+	// taken, only named: by then it was likely dealt with by hand, and a
+	// subscription taken by mistake is billed to the wrong configuration.
+	StaleAfter time.Duration
+	// ClockSlack widens a window by the service's clock (a look's, a lost
+	// run's) on either side: createdAt and the Date header the clocks'
+	// offset is read from each have whole seconds.
+	ClockSlack time.Duration
+	// AnswerWithin is how long after it was sent a create may still have
+	// made its subscription when its record names no time limit.
+	AnswerWithin time.Duration
+}
+
+// DefaultTuning is the recovery's tuning.
+var DefaultTuning = Tuning{
+	StaleAfter:   7 * 24 * time.Hour,
+	ClockSlack:   2 * time.Second,
+	AnswerWithin: 30 * time.Second,
+}
+
+// rule is one rule of the decision: when it holds of a leftover and a
+// run, the leftover is not taken, for its reason.
+type rule struct {
+	reason Reason
+	holds  func(l Leftover, r Run, t Tuning) bool
+}
+
+// rules are the decision, in order: the first that holds gives the
+// reason; when none does, the leftover is taken. Each is a row of
+// decide_test.go.
+var rules = []rule{
+	// What the service no longer has is billed no more.
+	{GoneAtService, func(_ Leftover, r Run, _ Tuning) bool { return r.AtService == Gone }},
+	// A damaged line's id may be anything: named, for a person to check.
+	{DamagedLine, func(l Leftover, _ Run, _ Tuning) bool { return l.Origin == OriginDamaged }},
+	// Another workspace's, or another working directory's with another
+	// (or an unknown) state: this state cannot vouch for it.
+	{AnotherHome, func(l Leftover, r Run, _ Tuning) bool {
+		return l.Home.Workspace != r.Home.Workspace || l.Home.Dir != r.Home.Dir && (l.Home.Backend == "" || l.Home.Backend != r.Home.Backend)
+	}},
+	{AnotherService, func(l Leftover, r Run, _ Tuning) bool { return l.Service != r.Service }},
+	{Stale, func(l Leftover, r Run, t Tuning) bool { return r.Now.Sub(l.Run) >= t.StaleAfter }},
+	// More found than the creates it was looked for could have made: some
+	// are another configuration's, and which cannot be told.
+	{MoreThanSent, func(l Leftover, _ Run, _ Tuning) bool { return l.Origin == OriginFound && l.Found > l.Sends }},
+	{UsedAtService, func(_ Leftover, r Run, _ Tuning) bool { return r.AtService == Used }},
+	{OtherPlanAtService, func(_ Leftover, r Run, _ Tuning) bool { return r.AtService == OtherPlan }},
+	// A run under -target sees part of its state: what it does not see
+	// may be in the rest.
+	{LimitedRun, func(_ Leftover, r Run, _ Tuning) bool { return r.Limited != "" }},
+	{NotVouched, func(l Leftover, r Run, _ Tuning) bool { return !r.Plan && !l.Vouched }},
+	{NoCreate, func(_ Leftover, r Run, _ Tuning) bool { return r.Creates <= 0 }},
+}
+
+// Decide is what becomes of leftover l in run r: taken for one of its
+// creates, or the reason not.
+func Decide(l Leftover, r Run, t Tuning) Decision {
+	for _, rule := range rules {
+		if rule.holds(l, r, t) {
+			return Decision{Reason: rule.reason}
+		}
+	}
+	return Decision{Take: true}
+}
