@@ -6,9 +6,10 @@
 // Its few concepts:
 //
 //   - A journal: one file a workspace (home.go: Locate), of checksummed
-//     lines (record.go), each synced before what it records goes on
-//     (writer.go), written by the provider processes of the working
-//     directory under file locks (lock_*.go).
+//     lines (record.go), written by the provider processes of the working
+//     directory under file locks (lock_*.go); a create's line is written
+//     before its request is, and on disk within a fifth of a second
+//     (writer.go).
 //   - A process: one provider process. Its start names its home (the
 //     working directory, the workspace and the state, home.go) and its
 //     service; its end, written when Terraform ends it, which
@@ -164,6 +165,9 @@ func (j *Journal) openFile() error {
 		return err
 	}
 	j.file, j.w.file = f, f
+	if j.w.afterFunc == nil {
+		j.w.afterFunc = afterFunc
+	}
 	return nil
 }
 
@@ -610,7 +614,7 @@ func (j *Journal) End(whole, applied bool, holds, gone []string) error {
 	}
 	err := j.appendLocked(record{Kind: kindEnd, Whole: whole, Applied: applied, Holds: formatHashes(hashes(holds)), Gone: formatHashes(hashes(gone))})
 	j.ended = true
-	return errors.Join(err, j.file.Close())
+	return errors.Join(err, j.w.close(), j.file.Close())
 }
 
 func hashes(ids []string) map[uint64]struct{} {
@@ -630,12 +634,13 @@ func (j *Journal) Close() error {
 		return nil
 	}
 	j.ended = true
-	return j.file.Close()
+	return errors.Join(j.w.close(), j.file.Close())
 }
 
 // appendLocked writes records, this process's start first if it is not
-// written yet, and waits until they are on disk; j.mu is held, and
-// released while waiting so that other records join the same write.
+// written yet, and waits until they are written (writer.go: on disk
+// within syncWithin); j.mu is held, and released while waiting so that
+// other records join the same write.
 func (j *Journal) appendLocked(records ...record) error {
 	if j.ended {
 		return ErrClosed

@@ -174,12 +174,12 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 		MarkdownDescription: "Manages eSIM mobile-plan subscriptions and reads plans, eSIMs and subscriptions of a mobile-plan service account.",
 		Attributes: map[string]schema.Attribute{
 			"base_url": schema.StringAttribute{
-				MarkdownDescription: "Address of the service, such as `https://api.example.com`: its root, without `/v1` (refused; the provider adds it). Must be `https`, except for loopback hosts (`localhost`, any address in `127.0.0.0/8`, `[::1]`) where the emulator runs, since anywhere else the token would travel in clear text. May also be set with the `" + EnvBaseURL + "` environment variable; a value in the provider block takes precedence, and an empty string counts as unset.",
+				MarkdownDescription: "Address of the service, such as `https://api.example.com`: its root, without `/v1` (refused; the provider adds it). Must be `https`, except for loopback hosts (`localhost`, any address in `127.0.0.0/8`, `[::1]`) where the emulator runs, since anywhere else the token would travel in clear text. Or `" + EnvBaseURL + "`: the block's value wins, and an empty string counts as unset.",
 				Optional:            true,
 				Validators:          []validator.String{validBaseURL},
 			},
 			"api_token": schema.StringAttribute{
-				MarkdownDescription: "Access token of the account, sent as a bearer token. May also be set with the `" + EnvAPIToken + "` environment variable, which keeps it out of the configuration; a value in the provider block takes precedence, and an empty string counts as unset. From an ephemeral variable, it stays out of saved plans and state ([Authentication](#authentication)).",
+				MarkdownDescription: "Access token of the account, sent as a bearer token. Or `" + EnvAPIToken + "`, which keeps it out of the configuration: the block's value wins, and an empty string counts as unset. From an ephemeral variable, it stays out of saved plans and state ([Authentication](#authentication)).",
 				Optional:            true,
 				Sensitive:           true,
 			},
@@ -214,16 +214,15 @@ func (p *mobileplanProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				Validators: []validator.String{validCACertPEM},
 			},
 			"lost_run_started_at": schema.StringAttribute{
-				MarkdownDescription: "Start (RFC 3339) of a run lost with its working directory, whose leftovers this run takes ([how](guides/interrupted-runs.md#when-the-working-directory-is-lost-too)).",
+				MarkdownDescription: "Start (RFC 3339) of a run lost with its working directory, whose subscriptions this run takes ([how](guides/interrupted-runs.md#when-the-working-directory-is-lost-too)).",
 				Optional:            true,
 				Validators:          []validator.String{validInstant},
 			},
 			"dismissed_leftovers": schema.ListAttribute{
-				MarkdownDescription: "Ids of subscriptions the journal of creates names as billed and in no state that are dealt with otherwise (another configuration holds them, or you let them go): " +
-					"they are named no more and never taken. The setting may go once a run has applied it ([how](guides/interrupted-runs.md#subscriptions-billed-and-in-no-state)).",
-				Optional:    true,
-				ElementType: types.StringType,
-				Validators:  []validator.List{listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
+				MarkdownDescription: "Ids of subscriptions named as billed and in no state that are dealt with otherwise: never named or taken again ([how](guides/interrupted-runs.md#subscriptions-billed-and-in-no-state)).",
+				Optional:            true,
+				ElementType:         types.StringType,
+				Validators:          []validator.List{listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
 			},
 			"lost_run_ended_at": schema.StringAttribute{
 				MarkdownDescription: "End (RFC 3339) of the run `lost_run_started_at` names.",

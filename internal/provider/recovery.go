@@ -51,6 +51,7 @@ type recovery struct {
 	hold       func() (release func())
 	parentArgs func() ([]string, error)
 	now        func() time.Time
+	sleep      func(time.Duration) // the clock's wait
 	tuning     journal.Tuning
 	off        bool // MOBILEPLAN_JOURNAL=off
 
@@ -95,7 +96,7 @@ type recovery struct {
 const EnvJournal = "MOBILEPLAN_JOURNAL"
 
 func newRecovery(dir string, hold func() (release func()), parentArgs func() ([]string, error)) *recovery {
-	r := &recovery{dir: dir, hold: hold, parentArgs: parentArgs, now: time.Now, tuning: journal.DefaultTuning,
+	r := &recovery{dir: dir, hold: hold, parentArgs: parentArgs, now: time.Now, sleep: time.Sleep, tuning: journal.DefaultTuning,
 		off:  strings.EqualFold(strings.TrimSpace(os.Getenv(EnvJournal)), "off"),
 		seen: map[string]bool{}, holds: map[string]struct{}{}, gone: map[string]struct{}{}, planned: map[string]int{}, allotted: map[string]int{},
 		fromService: map[string]*client.Subscription{}, goneIDs: map[string]bool{}}
@@ -152,24 +153,25 @@ func (r *recovery) open(ctx context.Context, service string, lost lostRun, dismi
 		}
 		diags.Append(diagnostics.JournalDamaged(r.path, lines, ids))
 	}
-	if len(dismissed) > 0 {
-		unknown, err := j.Dismiss(dismissed, "dismissed")
-		switch {
-		case err != nil:
-			diags.Append(diagnostics.JournalUnwritable(r.path, err))
-		case len(unknown) > 0:
-			diags.Append(diagnostics.DismissedUnknown(unknown))
-		}
-	}
 	if creates := j.OpenCreates(); len(creates) > 0 {
 		diags.Append(r.lookForOpenCreates(ctx, j, c, creates)...)
 	}
 	if !lost.started.IsZero() {
 		diags.Append(r.recordLostRun(ctx, j, c, lost)...)
 	}
+	// After the looks: what they found this run may be dismissed too.
+	if len(dismissed) > 0 {
+		unknown, err := j.Dismiss(dismissed, "dismissed")
+		switch {
+		case err != nil:
+			r.failed = err // creates stop, and say so; reads go on
+		case len(unknown) > 0:
+			diags.Append(diagnostics.DismissedUnknown(unknown))
+		}
+	}
 	left, err := j.Leftovers()
 	if err != nil {
-		diags.Append(diagnostics.JournalUnwritable(r.path, err))
+		r.failed = err
 	}
 	r.quiet.Store(len(left) == 0 && len(j.OpenCreates()) == 0 && len(diags) == 0)
 	if !r.quiet.Load() {
@@ -200,7 +202,7 @@ func (r *recovery) openAfterOrphans(ctx context.Context) (*journal.Journal, erro
 			tflog.Info(ctx, "Waiting for the provider of a killed run to record the creates it had sent", map[string]any{"journal": r.path, "processes": orphans})
 		}
 		_ = j.Close()
-		time.Sleep(orphanPoll)
+		r.sleep(orphanPoll)
 	}
 }
 
@@ -236,7 +238,8 @@ func (r *recovery) lookForOpenCreates(ctx context.Context, j *journal.Journal, c
 	r.offset = offset
 	found := r.tuning.Look(creates, seen, offset, j.Known)
 	if err := j.RecordLook(creates, found); err != nil {
-		return diag.Diagnostics{diagnostics.JournalUnwritable(r.path, err)}
+		r.failed = err
+		return nil
 	}
 	tflog.Info(ctx, "Looked at the service for what creates with no answer on record made", map[string]any{"creates": len(creates), "found": len(found)})
 	return nil
@@ -290,7 +293,7 @@ func (r *recovery) recordLostRun(ctx context.Context, j *journal.Journal, c *cli
 		return diag.Diagnostics{diagnostics.LostRunNothingInWindow(from, to, now.Add(offset), now, id, at)}
 	}
 	if err := j.RecordLostRun(found); err != nil {
-		return diag.Diagnostics{diagnostics.JournalUnwritable(r.path, err)}
+		r.failed = err
 	}
 	return nil
 }
@@ -474,11 +477,18 @@ func (r *recovery) planCreate(ctx context.Context, config tfsdk.Config) diag.Dia
 	}
 	r.planning.Store(true)
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.failed != nil {
-		return diag.Diagnostics{diagnostics.JournalUnwritable(r.path, r.failed)}
+	failed := r.failed
+	r.mu.Unlock()
+	if failed != nil {
+		return diag.Diagnostics{diagnostics.JournalUnwritable(r.path, failed)}
 	}
-	r.planned[requestOfConfig(ctx, config)]++
+	if r.quiet.Load() {
+		return nil // nothing to take: the count is not needed, nor its cost
+	}
+	request := requestOfConfig(ctx, config)
+	r.mu.Lock()
+	r.planned[request]++
+	r.mu.Unlock()
 	return nil
 }
 
@@ -504,7 +514,7 @@ func (r *recovery) mayTake(ctx context.Context, config tfsdk.Config) bool {
 	run := r.run(1, true, journal.Unchecked)
 	usable := 0
 	for _, l := range left {
-		if l.Serves(request) && !r.sawLocked(l.ID) && journal.Decide(l, run, r.tuning).Take {
+		if l.Serves(request) && !r.seenInState(l.ID) && journal.Decide(l, run, r.tuning).Take {
 			usable++
 		}
 	}
@@ -517,7 +527,9 @@ func (r *recovery) mayTake(ctx context.Context, config tfsdk.Config) bool {
 	return true
 }
 
-func (r *recovery) sawLocked(id string) bool {
+// seenInState reports whether this process saw subscription id in its
+// state.
+func (r *recovery) seenInState(id string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.seen[id]
@@ -548,7 +560,7 @@ func (r *recovery) take(ctx context.Context, c *client.Client, body client.Creat
 	var sub *client.Subscription
 	l, ok, err := j.Take(request, func(candidates []journal.Leftover) (string, error) {
 		for _, l := range candidates {
-			if r.sawLocked(l.ID) || !journal.Decide(l, r.run(1, false, journal.Unchecked), r.tuning).Take {
+			if r.seenInState(l.ID) || !journal.Decide(l, r.run(1, false, journal.Unchecked), r.tuning).Take {
 				continue
 			}
 			got, status, err := r.atService(ctx, c, l.ID, body)
@@ -814,9 +826,9 @@ func (r *recovery) report(ctx context.Context, applyWalk bool) diag.Diagnostics 
 		tflog.Warn(ctx, "Could not read the journal of creates for the run's report", map[string]any{"error": err.Error()})
 	}
 	var taking, named []diagnostics.Leftover
-	lostRun := false
+	fromLostRun := false
 	for _, l := range left {
-		if r.sawLocked(l.ID) {
+		if r.seenInState(l.ID) {
 			continue
 		}
 		request := l.Request
@@ -835,10 +847,10 @@ func (r *recovery) report(ctx context.Context, applyWalk bool) diag.Diagnostics 
 		case d.Named():
 			named = append(named, r.leftoverMessage(l, r.why(d.Reason, l), ""))
 		}
-		lostRun = lostRun || l.Origin == journal.OriginLostRun
+		fromLostRun = fromLostRun || l.Origin == journal.OriginLostRun
 	}
 	var lostRunText string
-	if lostRun {
+	if fromLostRun {
 		lostRunText = diagnostics.LostRunCannotTell(r.lostRun.started, r.offset)
 	}
 	byHeading := func(a, b diagnostics.Leftover) int { return strings.Compare(a.Source+a.Why, b.Source+b.Why) }

@@ -358,3 +358,28 @@ func TestCLI_twoUnlockedAppliesNameEveryExtra(t *testing.T) {
 		expectNoWarningNames(t, out, state)
 	}
 }
+
+// A journal that cannot be written stops creates at plan time, with the
+// way to go on without it; MOBILEPLAN_JOURNAL=off goes on.
+func TestCLI_aJournalThatCannotBeWrittenStopsCreates(t *testing.T) {
+	t.Parallel()
+	acctest.SkipUnlessAcceptance(t)
+	srv := startEmulator(t)
+	tf := newTerraformCLI(t)
+	tf.Write("main.tf", cliProvider(srv)+fleetConfig(2))
+	// A directory where the journal's file would be: no one, root
+	// included, can write it.
+	if err := os.MkdirAll(filepath.Join(tf.Dir, ".terraform", "mobileplan", "default.journal"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out, code := tf.Run(nil, "plan", "-input=false")
+	if code != 1 || !strings.Contains(unwrap(out), "Error: The journal of creates cannot be written") || !strings.Contains(unwrap(out), "MOBILEPLAN_JOURNAL=off") {
+		t.Errorf("the plan of creates without a journal exited %d:\n%s", code, out)
+	}
+	if n := srv.RequestCounts()["POST /v1/subscriptions"]; n != 0 {
+		t.Errorf("%d creates sent", n)
+	}
+	if out, code := tf.Run([]string{"MOBILEPLAN_JOURNAL=off"}, "apply", "-auto-approve", "-input=false"); code != 0 || len(stateSubscriptionIDs(t, tf)) != 2 {
+		t.Errorf("with MOBILEPLAN_JOURNAL=off the apply exited %d:\n%s", code, out)
+	}
+}

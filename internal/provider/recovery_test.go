@@ -1,11 +1,20 @@
 package provider
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/journal"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 // Terraform tells its providers nothing of -target or -exclude: the
@@ -73,6 +82,154 @@ func TestLeftoverFitsOnlyAnUnusedSubscriptionOfTheSamePlan(t *testing.T) {
 		}
 		if got := fitFor(&sub, c.body); got != c.want {
 			t.Errorf("%s: fitFor = %v, want %v", name, got, c.want)
+		}
+	}
+}
+
+// killedRunLeft writes, in the journal of the working directory dir, a
+// killed apply that made ids and a whole plan after it that saw none of
+// them in its state.
+func killedRunLeft(t *testing.T, dir, service string, ids []string) {
+	t.Helper()
+	t.Setenv("TF_DATA_DIR", "")
+	t.Setenv("TF_WORKSPACE", "")
+	path, home := journal.Locate(dir)
+	killed, err := journal.Open(path, home, service, journal.Options{Now: time.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		c := killed.NewCreate(requestOf(client.CreateSubscriptionRequest{PlanID: "plan_001"}), time.Minute)
+		if err := c.Sending(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Made(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = killed.Close()
+	plan, err := journal.Open(path, home, service, journal.Options{Now: time.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.End(true, false, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The recovery adapter as an apply's provider serves it with a journal,
+// ten creates at once (run with -race too): every leftover is taken once,
+// checked at the service by the list's pages, a request a page of 25,
+// never a GET each; then creates are sent as usual.
+func TestRecovery_takesEachLeftoverOnceByThePage(t *testing.T) {
+	ds := emulator.DefaultDataset(emulator.DefaultPlans, 300)
+	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
+	c := acctest.ServiceClient(t, srv)
+	const n = 60
+	var ids []string
+	for range n {
+		ids = append(ids, acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"}).ID)
+	}
+	dir := t.TempDir()
+	killedRunLeft(t, dir, srv.URL, ids)
+	r := newRecovery(dir, func() func() { return func() {} }, func() ([]string, error) { return []string{"terraform", "apply"}, nil })
+	if diags := r.open(t.Context(), srv.URL, lostRun{}, nil, c); diags.HasError() {
+		t.Fatal(diags)
+	}
+	before := srv.RequestCounts()
+	body := client.CreateSubscriptionRequest{PlanID: "plan_001"}
+	var mu sync.Mutex
+	taken := map[string]int{}
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			for range n / 10 {
+				sub, err := r.take(t.Context(), c, body)
+				if err != nil || sub == nil {
+					t.Errorf("take: %v, %v", sub, err)
+					return
+				}
+				mu.Lock()
+				taken[sub.ID]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if sub, err := r.take(t.Context(), c, body); sub != nil || err != nil {
+		t.Errorf("a %dth take took %v (%v): there were %d leftovers", n+1, sub, err, n)
+	}
+	for _, id := range ids {
+		if taken[id] != 1 {
+			t.Errorf("%s taken %d times", id, taken[id])
+		}
+	}
+	after := srv.RequestCounts()
+	pages, gets := after["GET /v1/subscriptions"]-before["GET /v1/subscriptions"], after["GET /v1/subscriptions/{id}"]-before["GET /v1/subscriptions/{id}"]
+	if pages > (n+24)/25 || gets != 0 {
+		t.Errorf("the checks cost %d pages and %d GETs; want at most %d pages and no GET", pages, gets, (n+24)/25)
+	}
+	diags := r.report(t.Context(), true)
+	if len(diags) != 1 || !strings.HasPrefix(diags[0].Summary(), fmt.Sprintf("Took %d subscriptions", n)) {
+		t.Errorf("the apply's report: %v", diags)
+	}
+	for _, id := range ids {
+		if !strings.Contains(diags[0].Detail(), id) {
+			t.Errorf("the report does not name %s", id)
+		}
+	}
+}
+
+// A journal that cannot be written stops creates before anything is
+// sent, at plan time and at apply; off, creates go on without it.
+func TestRecovery_aJournalThatCannotBeWrittenSendsNothing(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{})
+	c := acctest.ServiceClient(t, srv)
+	dir := t.TempDir()
+	t.Setenv("TF_DATA_DIR", "")
+	t.Setenv("TF_WORKSPACE", "")
+	path, _ := journal.Locate(dir)
+	if err := os.MkdirAll(path, 0o700); err != nil { // a directory where the file would be: no one can write it
+		t.Fatal(err)
+	}
+	args := func() ([]string, error) { return []string{"terraform", "apply"}, nil }
+	r := newRecovery(dir, func() func() { return func() {} }, args)
+	_ = r.open(t.Context(), srv.URL, lostRun{}, nil, c)
+	body := client.CreateSubscriptionRequest{PlanID: "plan_001"}
+	sub, diags, err := r.create(t.Context(), body, time.Minute, func(ctx context.Context) (*client.Subscription, error) { return c.CreateSubscription(ctx, body) })
+	if sub != nil || err != nil || !diags.HasError() || diags[0].Summary() != "The journal of creates cannot be written" || !strings.Contains(diags[0].Detail(), "MOBILEPLAN_JOURNAL=off") {
+		t.Errorf("create: %v, %v, %v", sub, err, diags)
+	}
+	if n := srv.RequestCounts()["POST /v1/subscriptions"]; n != 0 {
+		t.Errorf("%d creates sent without a journal to record them", n)
+	}
+	t.Setenv(EnvJournal, "off")
+	off := newRecovery(dir, func() func() { return func() {} }, args)
+	_ = off.open(t.Context(), srv.URL, lostRun{}, nil, c)
+	if sub, diags, err := off.create(t.Context(), body, time.Minute, func(ctx context.Context) (*client.Subscription, error) { return c.CreateSubscription(ctx, body) }); sub == nil || err != nil || len(diags) > 0 {
+		t.Errorf("with the journal off: %v, %v, %v", sub, err, diags)
+	}
+}
+
+// Whether a process is the apply of a saved plan, from the CLI's command
+// line: an argument after apply (or destroy) that is no option's value.
+func TestAppliesAPlanFile(t *testing.T) {
+	for args, want := range map[string]bool{
+		"terraform apply": false,
+		"terraform apply -auto-approve -input=false":           false,
+		"terraform apply tfplan":                               true,
+		"tofu apply -input=false tfplan":                       true,
+		"terraform -chdir=infra apply tfplan":                  true,
+		"terraform apply -var foo=bar":                         false,
+		"terraform apply -target mobileplan_subscription.a":    false,
+		"terraform apply -var foo=bar tfplan":                  true,
+		"terraform plan -out tfplan":                           false,
+		"terraform destroy tfplan":                             true,
+		"terraform apply -parallelism 5 -lock-timeout 10s":     false,
+		"terraform apply -replace=mobileplan_subscription.a x": true,
+	} {
+		if got := appliesAPlanFile(strings.Fields(args)); got != want {
+			t.Errorf("%q: %v, want %v", args, got, want)
 		}
 	}
 }

@@ -66,7 +66,7 @@ for host in registry.terraform.io registry.opentofu.org; do
   cp "$provider" "$work/mirror/$host/mobileplan/mobileplan/0.0.1/$platform/terraform-provider-mobileplan_v0.0.1"
 done
 
-start_emulator -esims $((n * 2 + clean + 100))
+start_emulator -esims $((n + clean + 100))
 export MOBILEPLAN_BASE_URL="$base_url" MOBILEPLAN_API_TOKEN="$token"
 "$work/httpstate" >"$work/httpstate.out" 2>"$work/httpstate.log" &
 httpstate_pid=$!
@@ -108,14 +108,15 @@ for row in $rows; do
     step "$row: $n creates at $rate/s, the CLI killed at ${at}s"
     dir="$work/$row-$at"
     mkdir -p "$dir"
-    config "$row" "$row-$at" "$n" "  max_requests_per_second = $rate\n" >"$dir/main.tf"
+    config "$row" "$row-$at" "$n" "  max_requests_per_second = $rate"$'\n' >"$dir/main.tf"
     export TF_CLI_CONFIG_FILE="$work/plain.tfrc"
     case $row in *-http) "$bin" -chdir="$dir" init -input=false -plugin-dir="$work/mirror" >/dev/null ;; esac
+    emulator_control POST /_emulator/reset # every eSIM free again
     before=$(made)
     "$bin" -chdir="$dir" apply -auto-approve -input=false -parallelism=10 >"$dir/killed.log" 2>&1 &
     cli_pid=$!
     sleep "$at"
-    kill -KILL "$cli_pid"
+    kill -KILL "$cli_pid" 2>/dev/null || { cat "$dir/killed.log" >&2; echo "the apply ended before the kill" >&2; exit 1; }
     wait "$cli_pid" 2>/dev/null || true
     # The killed run's provider sees its creates in flight through.
     for _ in $(seq 1 600); do providers_running || break; sleep 0.1; done
@@ -133,6 +134,7 @@ for row in $rows; do
       exit 1
     fi
     killed_rows+=("| $row | ${at} | $killed_made | $killed_state | $((killed_made - killed_state)) | $t | $pages | $gets | $posts | $total / $after_state |")
+    echo "${killed_rows[-1]}"
   done
 done
 

@@ -524,21 +524,28 @@ else
   )
 fi
 
-growth_section=$(awk '/^<!-- bench-growth -->$/,/^<!-- \/bench-growth -->$/' tools/bench/RESULTS.md 2>/dev/null || true)
+# kept_section NAME TITLE SCRIPT: the section between NAME's markers in
+# tools/bench/RESULTS.md, which SCRIPT (make NAME-results) writes, kept as
+# it is; a placeholder before it ran.
+kept_section() {
+  local section
+  section=$(awk "/^<!-- $1 -->\$/,/^<!-- \\/$1 -->\$/" tools/bench/RESULTS.md 2>/dev/null || true)
+  if [ -n "$section" ]; then
+    printf '%s\n' "$section"
+  else
+    echo "<!-- $1 -->"
+    echo "## $2"
+    echo
+    echo "Not measured yet: \`make $1-results\` ($3) measures it and writes it here."
+    echo "<!-- /$1 -->"
+  fi
+}
+growth_section=$(kept_section bench-growth "One workspace, growing, per CLI and state backend" tools/bench/growth.sh)
+recovery_section=$(kept_section bench-recovery "Recovery after a kill (make bench-recovery)" tools/bench/recovery.sh)
 {
   anchor_tables
   echo
-  # One workspace growing, per CLI and state backend, is tools/bench/growth.sh's
-  # (make bench-growth-results): its last section in tools/bench/RESULTS.md is kept.
-  if [ -n "$growth_section" ]; then
-    printf '%s\n' "$growth_section"
-  else
-    echo "<!-- bench-growth -->"
-    echo "## One workspace, growing, per CLI and state backend"
-    echo
-    echo "Not measured yet: \`make bench-growth-results\` (tools/bench/growth.sh) measures it and writes it here."
-    echo "<!-- /bench-growth -->"
-  fi
+  printf '%s\n\n%s\n' "$growth_section" "$recovery_section"
   echo
   echo "## List data sources and start-up"
   echo
