@@ -4,6 +4,7 @@ package provider
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -78,12 +79,13 @@ type killedRun struct {
 	// provider had exited (settle).
 	inState, atService int
 	stateBefore        []string // what the state held after the kill
+	left               []string // what the kill left out of state (settle)
 	providers          []int    // the killed run's provider processes
 	// config is its configuration, without the provider block, and
 	// backend its terraform block alone; started is a moment just before
-	// the killed apply started, killedAt the kill.
-	config, backend   string
-	started, killedAt time.Time
+	// the killed apply started.
+	config, backend string
+	started         time.Time
 }
 
 // killMidApply applies count subscriptions in a new working directory with
@@ -162,7 +164,6 @@ resource "mobileplan_subscription" "other" {
 		time.Sleep(10 * time.Millisecond)
 	}
 	providers := providerChildren(t, apply.cmd.Process.Pid, binary)
-	killedAt := time.Now()
 	target := apply.cmd.Process.Pid
 	if s.group {
 		target = -target
@@ -177,7 +178,7 @@ resource "mobileplan_subscription" "other" {
 	}
 	stateBefore := stateSubscriptionIDs(t, tf)
 	return &killedRun{srv: srv, front: front, tf: tf, other: other, inState: len(stateBefore), stateBefore: stateBefore,
-		providers: providers, config: config, backend: backendConfig, started: started, killedAt: killedAt}
+		providers: providers, config: config, backend: backendConfig, started: started}
 }
 
 // fleetConfig is count subscriptions of plan_001, the configuration the
@@ -198,27 +199,35 @@ func (k *killedRun) settle(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	k.atService = k.srv.Stats().Subscriptions - len(stateSubscriptionIDs(t, k.other))
+	k.left = notIn(k.made(t), k.stateBefore)
 	t.Logf("killed: %d subscriptions of this configuration at the service, %d in its state", k.atService, k.inState)
 	if k.atService <= k.inState {
 		t.Fatalf("the kill left nothing out of state: %d at the service, %d in state", k.atService, k.inState)
 	}
 }
 
-// made are the subscriptions the killed run's creates made, sorted: those
-// of plan_001 whose request arrived before the kill.
-func (k *killedRun) made() []string { return k.front.madeBefore("plan_001", k.killedAt) }
-
-// leftovers are the subscriptions the killed run made and its state does
-// not hold, sorted.
-func (k *killedRun) leftovers() []string {
-	var out []string
-	for _, id := range k.made() {
-		if !slices.Contains(k.stateBefore, id) {
-			out = append(out, id)
+// made are the subscriptions of the killed run's plan at the service now,
+// sorted: what the killed run made, its provider's creates after the kill
+// included (it sends for up to parentPollInterval before it sees Terraform
+// gone), until another configuration makes more of plan_001.
+func (k *killedRun) made(t *testing.T) []string {
+	t.Helper()
+	var ids []string
+	for s, err := range acctest.ServiceClient(t, k.srv).Subscriptions(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.PlanID == "plan_001" {
+			ids = append(ids, s.ID)
 		}
 	}
-	return out
+	slices.Sort(ids)
+	return ids
 }
+
+// leftovers are the subscriptions the killed run made and its state does
+// not hold, as settle found them, sorted.
+func (k *killedRun) leftovers() []string { return k.left }
 
 func killedApplyRecovered(t *testing.T, backend string, count, after int, atOnce bool) {
 	k := killMidApply(t, backend, count, after)
@@ -227,6 +236,9 @@ func killedApplyRecovered(t *testing.T, backend string, count, after int, atOnce
 		k.settle(t)
 	}
 	otherIDs := stateSubscriptionIDs(t, other)
+	// At once, the killed run's provider may make one more: the next apply
+	// takes what was made when it starts, at least.
+	before := notIn(k.made(t), k.stateBefore)
 
 	// The next run, as a retried job on the same runner: at once, it waits
 	// for the killed run's provider to record what it sees through.
@@ -249,13 +261,13 @@ func killedApplyRecovered(t *testing.T, backend string, count, after int, atOnce
 	// its state after the kill. Every one is named, in one warning; no
 	// warning names a subscription the state held.
 	var taken []string
-	for _, id := range k.leftovers() {
+	for _, id := range before {
 		if slices.Contains(ids, id) {
 			taken = append(taken, id)
 		}
 	}
 	if len(taken) == 0 {
-		t.Fatalf("the next apply took nothing of the killed run's %v:\n%s", k.made(), out)
+		t.Fatalf("the next apply took nothing of the killed run's %v:\n%s", before, out)
 	}
 	expectOneWarningNames(t, out, "Took ", taken)
 	expectNoWarningNames(t, out, k.stateBefore)
@@ -370,20 +382,12 @@ resource "mobileplan_subscription" "same_plan" {
 }
 
 // answeredCreates fronts an emulator and counts the creates that arrived
-// and those it answered, by plan, with the id each answer gave and when
-// its request arrived.
+// and those it answered, by plan.
 type answeredCreates struct {
 	emu      *emulator.Emulator
 	mu       sync.Mutex
 	arrivals map[string]int
 	answers  map[string]int
-	made     []madeCreate
-}
-
-// madeCreate is a create the service answered with a subscription.
-type madeCreate struct {
-	planID, id string
-	arrived    time.Time
 }
 
 func (a *answeredCreates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -391,7 +395,6 @@ func (a *answeredCreates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.emu.ServeHTTP(w, r)
 		return
 	}
-	arrived := time.Now()
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	var req struct {
@@ -401,29 +404,10 @@ func (a *answeredCreates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	a.arrivals[req.PlanID]++
 	a.mu.Unlock()
-	rec := &bodyRecorder{ResponseWriter: w}
-	a.emu.ServeHTTP(rec, r)
-	var sub struct {
-		ID string `json:"id"`
-	}
-	_ = json.Unmarshal(rec.body.Bytes(), &sub)
+	a.emu.ServeHTTP(w, r)
 	a.mu.Lock()
 	a.answers[req.PlanID]++
-	if sub.ID != "" {
-		a.made = append(a.made, madeCreate{planID: req.PlanID, id: sub.ID, arrived: arrived})
-	}
 	a.mu.Unlock()
-}
-
-// bodyRecorder passes an answer on and keeps a copy of its body.
-type bodyRecorder struct {
-	http.ResponseWriter
-	body bytes.Buffer
-}
-
-func (b *bodyRecorder) Write(p []byte) (int, error) {
-	b.body.Write(p)
-	return b.ResponseWriter.Write(p)
 }
 
 // creates are how many creates of planID were answered, and how many
@@ -432,21 +416,6 @@ func (a *answeredCreates) creates(planID string) (answered, inFlight int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.answers[planID], a.arrivals[planID] - a.answers[planID]
-}
-
-// madeBefore are the ids of the subscriptions of planID whose create
-// arrived before at, sorted.
-func (a *answeredCreates) madeBefore(planID string, at time.Time) []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var ids []string
-	for _, m := range a.made {
-		if m.planID == planID && m.arrived.Before(at) {
-			ids = append(ids, m.id)
-		}
-	}
-	slices.Sort(ids)
-	return ids
 }
 
 // backendBlock is the terraform block of a state backend: local state
