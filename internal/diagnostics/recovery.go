@@ -79,7 +79,7 @@ func capitalize(s string) string {
 // each a subscription no state holds, for a create of its plan. lostRun,
 // when the route of a lost run found some, says what it cannot tell.
 func RecoveryTaking(journal string, ls []Leftover, lostRun string) diag.Diagnostic {
-	return diag.NewWarningDiagnostic(fmt.Sprintf("Taking %s a killed run left out of state", plural(len(ls), "subscription", "subscriptions")),
+	return diag.NewWarningDiagnostic(fmt.Sprintf("Taking %s no state holds", plural(len(ls), "subscription", "subscriptions")),
 		fmt.Sprintf("The provider's journal of creates, %s, names subscriptions the service bills that no instance of this state holds. "+
 			"Applying this plan takes each of these for a create of its plan, instead of buying a new one (each is checked at the service first: unused, and of that plan).%s\n\n%s"+
 			"The apply names every subscription it takes. %s", journal, lines(ls), lostRun, interruptedRunsGuide))
@@ -87,8 +87,16 @@ func RecoveryTaking(journal string, ls []Leftover, lostRun string) diag.Diagnost
 
 // RecoveryTook: the subscriptions this apply took instead of creating.
 func RecoveryTook(ls []Leftover) diag.Diagnostic {
-	return diag.NewWarningDiagnostic(fmt.Sprintf("Took %s a killed run left out of state", plural(len(ls), "subscription", "subscriptions")),
+	return diag.NewWarningDiagnostic(fmt.Sprintf("Took %s no state held", plural(len(ls), "subscription", "subscriptions")),
 		fmt.Sprintf("Instead of buying new subscriptions, this apply took these, which the service bills and no state held; they are in this state now.%s\n\n%s",
+			lines(ls), interruptedRunsGuide))
+}
+
+// RecoveryTookMore: subscriptions this apply took after its report was
+// given, Terraform having been slow to send their creates.
+func RecoveryTookMore(ls []Leftover) diag.Diagnostic {
+	return diag.NewWarningDiagnostic(fmt.Sprintf("Took %s more no state held", plural(len(ls), "subscription", "subscriptions")),
+		fmt.Sprintf("After the warning that named what this apply took, it took these too, which the service bills and no state held; they are in this state now, and no longer billed in no state as that warning may have said.%s\n\n%s",
 			lines(ls), interruptedRunsGuide))
 }
 

@@ -9,3 +9,6 @@ func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || err == syscall.EPERM
 }
+
+// stamp cannot be read here: a pid alone names a process.
+func stamp(int) string { return "" }

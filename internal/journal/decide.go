@@ -34,15 +34,21 @@ type Leftover struct {
 	// Created, when a look found it, the service's createdAt by the
 	// service's clock.
 	Given, Created time.Time
-	// Run is when the process it was given to started; Service the base
-	// URL that process used; Home what it belonged to.
+	// Run is when the run whose create made it started (of a lost run's,
+	// the lost run's start); Service the base URL that run used, Account
+	// its token's fingerprint; Home what it belonged to.
 	Run     time.Time
 	Service string
+	Account string
 	Home    Home
 	// Vouched: a plan that saw the whole state, applied nothing and ended
 	// as Terraform ends its providers started after it was given; had its
 	// state held it, the journal would say so.
 	Vouched bool
+	// Presumed: its process ended as Terraform ends its providers, so its
+	// state was handed over and may have been saved; until a plan vouches
+	// for it, it is presumed held.
+	Presumed bool
 	// Sends and Found, of OriginFound: the creates the look was for, and
 	// the subscriptions it found for them that no state holds and no one
 	// dismissed.
@@ -79,6 +85,7 @@ const (
 type Run struct {
 	Now       time.Time
 	Service   string
+	Account   string
 	Home      Home
 	Limited   string // why this run cannot see its whole state; "" when it can
 	Creates   int
@@ -92,9 +99,11 @@ type Reason int
 const (
 	Taken         Reason = iota // not a reason: the leftover is taken
 	GoneAtService               // not billed any more: nothing to name
+	PresumedHeld                // presumed in state: nothing to name yet
 	DamagedLine
 	AnotherHome
 	AnotherService
+	AnotherAccount
 	Stale
 	MoreThanSent
 	UsedAtService
@@ -113,7 +122,9 @@ type Decision struct {
 
 // Named reports whether a leftover decided so is still billed and in no
 // state: to be named until it is dealt with.
-func (d Decision) Named() bool { return !d.Take && d.Reason != GoneAtService }
+func (d Decision) Named() bool {
+	return !d.Take && d.Reason != GoneAtService && d.Reason != PresumedHeld
+}
 
 // Tuning holds the constants the recovery's rules name. Each decides a
 // row of decide_test.go or look_test.go, and TestRecoveryTuningIsPinned
@@ -152,6 +163,11 @@ type rule struct {
 var rules = []rule{
 	// What the service no longer has is billed no more.
 	{GoneAtService, func(_ Leftover, r Run, _ Tuning) bool { return r.AtService == Gone }},
+	// What a process handed Terraform as it ended is in its state unless
+	// a plan of the whole state, since or now, did not find it.
+	{PresumedHeld, func(l Leftover, r Run, _ Tuning) bool {
+		return l.Presumed && !l.Vouched && (!r.Plan || r.Limited != "")
+	}},
 	// A damaged line's id may be anything: named, for a person to check.
 	{DamagedLine, func(l Leftover, _ Run, _ Tuning) bool { return l.Origin == OriginDamaged }},
 	// Another workspace's, or another working directory's with another
@@ -160,6 +176,7 @@ var rules = []rule{
 		return l.Home.Workspace != r.Home.Workspace || l.Home.Dir != r.Home.Dir && (l.Home.Backend == "" || l.Home.Backend != r.Home.Backend)
 	}},
 	{AnotherService, func(l Leftover, r Run, _ Tuning) bool { return l.Service != r.Service }},
+	{AnotherAccount, func(l Leftover, r Run, _ Tuning) bool { return l.Account != r.Account }},
 	{Stale, func(l Leftover, r Run, t Tuning) bool { return r.Now.Sub(l.Run) >= t.StaleAfter }},
 	// More found than the creates it was looked for could have made: some
 	// are another configuration's, and which cannot be told.

@@ -57,6 +57,13 @@ func decideRows() []row {
 		decideRow("the ordinary case: an unused leftover of the create's plan, vouched for, is taken", leftover(nil), apply(nil), taken),
 		decideRow("the service no longer has it: not named, not taken", leftover(nil), apply(func(r *Run) { r.AtService = Gone }), notTaken(GoneAtService)),
 		decideRow("a damaged line's id: named, never taken", leftover(func(l *Leftover) { l.Origin = OriginDamaged }), apply(nil), notTaken(DamagedLine)),
+		decideRow("given to a process that ended as Terraform ends it: presumed held, not named", leftover(func(l *Leftover) { l.Presumed, l.Vouched = true, false }),
+			apply(nil), notTaken(PresumedHeld)),
+		decideRow("presumed held, and a plan of the whole state did not find it: taken", leftover(func(l *Leftover) { l.Presumed = true }), apply(nil), taken),
+		decideRow("presumed held, and this plan of the whole state does not find it: taken", leftover(func(l *Leftover) { l.Presumed, l.Vouched = true, false }),
+			apply(func(r *Run) { r.Plan = true }), taken),
+		decideRow("presumed held, and this plan sees only part of its state: not named", leftover(func(l *Leftover) { l.Presumed, l.Vouched = true, false }),
+			apply(func(r *Run) { r.Plan, r.Limited = true, "-target" }), notTaken(PresumedHeld)),
 		decideRow("another workspace's", leftover(func(l *Leftover) { l.Home.Workspace = "staging" }), apply(nil), notTaken(AnotherHome)),
 		decideRow("another working directory's, of no known state", leftover(func(l *Leftover) { l.Home.Dir = "/elsewhere" }), apply(nil), notTaken(AnotherHome)),
 		decideRow("another working directory's, of another state", leftover(func(l *Leftover) { l.Home = Home{Dir: "/elsewhere", Workspace: "default", Backend: "http:99"} }),
@@ -67,6 +74,7 @@ func decideRows() []row {
 			apply(func(r *Run) { r.Home = restored }), taken),
 		decideRow("the same working directory whatever the state says", leftover(func(l *Leftover) { l.Home.Backend = "local:old" }), apply(func(r *Run) { r.Home.Backend = "local:new" }), taken),
 		decideRow("made at another base_url", leftover(func(l *Leftover) { l.Service = "https://other.example.com" }), apply(nil), notTaken(AnotherService)),
+		decideRow("made with another token, for another account", leftover(func(l *Leftover) { l.Account = "another" }), apply(nil), notTaken(AnotherAccount)),
 		decideRow("a run an hour short of StaleAfter old: taken", leftover(func(l *Leftover) { l.Run = t0.Add(-7*24*time.Hour + time.Hour) }), apply(nil), taken),
 		decideRow("a run StaleAfter old: named, never taken", leftover(func(l *Leftover) { l.Run = t0.Add(-7 * 24 * time.Hour) }), apply(nil), notTaken(Stale)),
 		decideRow("found for creates, no more than they could have made: taken", leftover(func(l *Leftover) { l.Origin, l.Sends, l.Found = OriginFound, 3, 3 }), apply(nil), taken),
@@ -95,7 +103,7 @@ func TestDecide(t *testing.T) {
 // subscription gone at the service is not.
 func TestNamed(t *testing.T) {
 	t.Parallel()
-	for d, want := range map[Decision]bool{taken: false, notTaken(GoneAtService): false, notTaken(NoCreate): true, notTaken(Stale): true} {
+	for d, want := range map[Decision]bool{taken: false, notTaken(GoneAtService): false, notTaken(PresumedHeld): false, notTaken(NoCreate): true, notTaken(Stale): true} {
 		if d.Named() != want {
 			t.Errorf("%+v named %v, want %v", d, d.Named(), want)
 		}

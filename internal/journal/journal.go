@@ -27,13 +27,15 @@
 //     refresh (StateSize).
 //
 // Taken, made, found and dismissed are the only acts on a subscription;
-// seen is the one word for a state holding it. The journal never holds
-// the token, and knows nothing of Terraform's protocol.
+// seen is the one word for a state holding it. The journal never writes
+// the token (a process's account is a salted fingerprint of it), and
+// knows nothing of Terraform's protocol.
 package journal
 
 import (
 	"cmp"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -57,11 +59,13 @@ type Journal struct {
 	path    string
 	home    Home
 	service string
+	account string // the token's fingerprint, salted with the journal's salt
 	lostRun time.Time
 	now     func() time.Time
 	process string
 	pid     int
 	ppid    int
+	salt    string
 
 	file *os.File
 	w    writer
@@ -74,8 +78,11 @@ type Journal struct {
 	ended    bool
 	damaged  []Damaged
 	setAside string
-	matched  map[*sizeEntry]bool // size entries the state's reads were found in
+	sizes    []*sizeEntry        // the state's sizes as opened
+	matched  map[*sizeEntry]bool // of those, the entries the state's reads were found in
 	expected int                 // ids in the matched entries
+	left     []Leftover          // Leftovers, folded for leftAt
+	leftAt   int                 // the view's records when left was folded; -1: none
 }
 
 // Options are what Open needs besides the path, home and service.
@@ -83,9 +90,12 @@ type Options struct {
 	// Now is the clock.
 	Now func() time.Time
 	// LostRun is the start of a run lost with its working directory that
-	// this process recovers (RecordLostRun): what the journal holds of
-	// other lost runs is neither named nor taken.
+	// this process recovers (RecordLostRun), to the second: what the
+	// journal holds of other lost runs is neither named nor taken.
 	LostRun time.Time
+	// Token is the service's token, of which the journal keeps only a
+	// salted fingerprint: the account a process's creates were made for.
+	Token string
 
 	// pid and ppid stand for the process's and its parent's, when set:
 	// the tests' other processes.
@@ -107,8 +117,8 @@ func Open(path string, home Home, service string, o Options) (*Journal, error) {
 		return nil, err
 	}
 	defer unlock()
-	j := &Journal{path: path, home: home, service: service, lostRun: o.LostRun, now: o.Now, process: newProcessID(),
-		pid: cmp.Or(o.pid, os.Getpid()), ppid: cmp.Or(o.ppid, os.Getppid()), matched: map[*sizeEntry]bool{}}
+	j := &Journal{path: path, home: home, service: service, lostRun: o.LostRun.Truncate(time.Second), now: o.Now, process: newProcessID(),
+		pid: cmp.Or(o.pid, os.Getpid()), ppid: cmp.Or(o.ppid, os.Getppid()), matched: map[*sizeEntry]bool{}, leftAt: -1}
 	if err := j.openFile(); err != nil {
 		return nil, err
 	}
@@ -129,8 +139,9 @@ func Open(path string, home Home, service string, o Options) (*Journal, error) {
 	j.damaged = damaged
 	j.view = fold(records)
 	j.size = int64(len(data))
+	j.salt = saltOf(records)
 	if len(data) == 0 {
-		line, err := encode(record{Kind: kindHeader, Version: formatVersion, Dir: home.Dir, Workspace: home.Workspace})
+		line, err := encode(record{Kind: kindHeader, Version: formatVersion, Dir: home.Dir, Workspace: home.Workspace, Salt: j.salt})
 		if err == nil {
 			err = j.w.write(line)
 		}
@@ -140,14 +151,18 @@ func Open(path string, home Home, service string, o Options) (*Journal, error) {
 		}
 		j.view.apply(record{Kind: kindHeader})
 		j.size = int64(len(line))
-	} else if exclusive && (cut > 0 || needsCompaction(j.view, records, damaged, j.pid)) {
-		kept := compacted(j.view, records, damaged, home, j.pid)
+	} else if exclusive && (cut > 0 || needsCompaction(j.view, records, damaged, j.lostRun)) {
+		// Alone with the journal: no other process is live, whatever its
+		// pid names now.
+		kept := compacted(j.view, records, damaged, home, j.salt, j.lostRun)
 		if err := j.rewrite(kept); err != nil {
 			_ = j.file.Close()
 			return nil, err
 		}
 		j.view = fold(kept)
 	}
+	j.account = fingerprint(j.salt, o.Token)
+	j.sizes = j.view.sizes
 	lockShared(j.file)
 	j.mu.Lock()
 	err = j.appendLocked() // its start
@@ -206,14 +221,32 @@ func fold(records []record) *view {
 	return v
 }
 
+// saltOf is the salt of a journal's header, or a new one.
+func saltOf(records []record) string {
+	if len(records) > 0 && records[0].Kind == kindHeader && records[0].Salt != "" {
+		return records[0].Salt
+	}
+	return newProcessID()
+}
+
+// fingerprint tells a token's account from another's without keeping the
+// token: a hash of it, salted with the journal's own salt.
+func fingerprint(salt, token string) string {
+	if token == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(salt + "\x00" + token))
+	return hex.EncodeToString(sum[:8])
+}
+
 // needsCompaction reports whether compacting would change the journal:
 // ends still carry what their state held, damaged lines are in it, or it
 // names nothing and holds more than its header and sizes.
-func needsCompaction(v *view, records []record, damaged []Damaged, pid int) bool {
+func needsCompaction(v *view, records []record, damaged []Damaged, lostRun time.Time) bool {
 	if len(damaged) > 0 {
 		return true
 	}
-	pending := v.pending("", pid)
+	pending := v.pending(lostRun, nobodyLive)
 	for _, r := range records {
 		switch {
 		case r.Kind == kindEnd && (r.Holds != "" || r.Gone != ""):
@@ -226,12 +259,13 @@ func needsCompaction(v *view, records []record, damaged []Damaged, pid int) bool
 }
 
 // compacted are the records a compaction keeps: a header; when the
-// journal names anything, every record of its processes, the state each
-// end held cut to what the journal knows (as seen records), and the ids of
-// damaged lines; then what each process's state held, as sizes.
-func compacted(v *view, records []record, damaged []Damaged, home Home, pid int) []record {
-	kept := []record{{Kind: kindHeader, Version: formatVersion, Dir: home.Dir, Workspace: home.Workspace}}
-	if v.pending("", pid) {
+// journal names anything (for a process of lostRun, alone with it), every
+// record of its processes, the state each end held cut to what the
+// journal knows (as seen records); the ids damaged lines show, always;
+// then what each process's state held, as sizes.
+func compacted(v *view, records []record, damaged []Damaged, home Home, salt string, lostRun time.Time) []record {
+	kept := []record{{Kind: kindHeader, Version: formatVersion, Dir: home.Dir, Workspace: home.Workspace, Salt: salt}}
+	if v.pending(lostRun, nobodyLive) {
 		given := map[uint64]string{}
 		for id := range v.subs {
 			given[idHash(id)] = id
@@ -257,10 +291,10 @@ func compacted(v *view, records []record, damaged []Damaged, home Home, pid int)
 			}
 			kept = append(kept, r)
 		}
-		for _, d := range damaged {
-			if len(d.IDs) > 0 {
-				kept = append(kept, record{Kind: kindDamaged, IDs: d.IDs, Line: d.Line})
-			}
+	}
+	for _, d := range damaged {
+		if len(d.IDs) > 0 {
+			kept = append(kept, record{Kind: kindDamaged, IDs: d.IDs, Line: d.Line})
 		}
 	}
 	for _, e := range v.sizes {
@@ -324,6 +358,10 @@ func newProcessID() string {
 	return hex.EncodeToString(b)
 }
 
+// Account is the fingerprint of this process's token, as the journal
+// keeps it: the account a process's creates were made for.
+func (j *Journal) Account() string { return j.account }
+
 // Path is where the journal is.
 func (j *Journal) Path() string { return j.path }
 
@@ -341,15 +379,21 @@ func (j *Journal) Leftovers() ([]Leftover, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	err := j.reloadLocked()
-	return j.view.leftovers(j.process, j.pid, j.lostRun), err
+	if j.leftAt != j.view.index {
+		j.left, j.leftAt = j.view.leftovers(j.process, j.lostRun, j.isLive), j.view.index
+	}
+	return slices.Clone(j.left), err
 }
+
+// isLive is whether another process may still write, as this one sees it.
+func (j *Journal) isLive(p *process) bool { return p != nil && p.live(j.pid) }
 
 // OpenCreates are the creates sent with no answer on record by processes
 // that will not record one, oldest first.
 func (j *Journal) OpenCreates() []OpenCreate {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.view.openCreates(j.process, j.pid)
+	return j.view.openCreates(j.process, j.isLive)
 }
 
 // Known reports whether the journal names subscription id in any way: a
@@ -374,7 +418,8 @@ func (j *Journal) Orphans() int {
 	defer j.mu.Unlock()
 	n := 0
 	for _, p := range j.view.processes {
-		if !p.ended && p.pid != 0 && p.pid != j.pid && j.now().Sub(p.lastAt) < finishingWithin && alive(p.pid) && orphaned(p.pid, p.ppid) {
+		if !p.ended && p.pid != 0 && p.pid != j.pid && j.now().Sub(p.lastAt) < finishingWithin && alive(p.pid) &&
+			(p.stamp == "" || p.stamp == stamp(p.pid)) && orphaned(p.pid, p.ppid) {
 			n++
 		}
 	}
@@ -394,7 +439,7 @@ func (j *Journal) AfterSibling() bool {
 	_ = j.reloadLocked()
 	self := j.view.processes[j.process]
 	for _, p := range j.view.processes {
-		if p != self && p.ppid == j.ppid && p.ended && self != nil && p.start < self.start {
+		if p != self && p.ppid == j.ppid && p.ended && self != nil && p.end < self.start {
 			return true
 		}
 	}
@@ -413,7 +458,7 @@ func (j *Journal) StateSize(id string) int {
 	h := idHash(id)
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	for _, e := range j.view.sizes {
+	for _, e := range j.sizes {
 		if _, ok := e.ids[h]; ok && !j.matched[e] {
 			j.matched[e] = true
 			j.expected += len(e.ids)
@@ -646,8 +691,8 @@ func (j *Journal) appendLocked(records ...record) error {
 		return ErrClosed
 	}
 	if j.view.processes[j.process] == nil {
-		records = slices.Insert(records, 0, record{Kind: kindStart, PID: j.pid, PPID: j.ppid, Service: j.service,
-			Dir: j.home.Dir, Workspace: j.home.Workspace, Backend: j.home.Backend})
+		records = slices.Insert(records, 0, record{Kind: kindStart, PID: j.pid, PPID: j.ppid, Stamp: stamp(j.pid), Service: j.service,
+			Account: j.account, Dir: j.home.Dir, Workspace: j.home.Workspace, Backend: j.home.Backend})
 	}
 	at := j.now().UnixMilli()
 	var lines []byte

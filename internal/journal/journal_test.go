@@ -212,34 +212,36 @@ func TestOnlyAWholePlanAfterTheKillVouches(t *testing.T) {
 	}
 }
 
-// A process Terraform ended the usual way handed its state over: what it
-// made is no leftover. Two runs applying at once in one workspace
-// (-lock=false) each saved a state the other may have overwritten: what
-// both made stays a leftover until a later state holds it.
-func TestTwoRunsApplyingAtOnceLeaveEveryCreateALeftover(t *testing.T) {
+// What a process Terraform ended the usual way was given is presumed in
+// the state it handed over, which may never have been saved: the CLI
+// killed before it saved, an upload that failed, or another run applying
+// at once (-lock=false) that overwrote it. It is a leftover once a whole
+// plan after it did not find it, and not before.
+func TestWhatAnEndedProcessGaveIsPresumedHeldUntilAPlanVouches(t *testing.T) {
 	path := newPath(t)
 	c := &clock{now: t0}
-	alone := open(t, path, c)
-	made(t, alone, byID, "sub_alone")
-	_ = alone.End(false, true, []string{"sub_alone"}, nil)
-
 	first := open(t, path, c)
-	second := must(Open(path, here, svc, Options{Now: c.Now, ppid: first.ppid + 1})) // another run's
+	second := must(Open(path, here, svc, Options{Now: c.Now, ppid: first.ppid + 1})) // another run's, at once
 	made(t, first, byID, "sub_1")
 	made(t, second, byID, "sub_2")
 	_ = first.End(false, true, []string{"sub_1"}, nil)
 	_ = second.End(false, true, []string{"sub_2"}, nil)
 
 	j := open(t, path, c)
-	if got := ids(leftovers(t, j)); got != "sub_1,sub_2" {
-		t.Errorf("leftovers %v, want both applies' creates and not the lone one's", got)
+	ls := leftovers(t, j)
+	if got := ids(ls); got != "sub_1,sub_2" || !ls[0].Presumed || ls[0].Vouched {
+		t.Errorf("leftovers %+v, want both presumed held, none vouched for", ls)
+	}
+	if d := Decide(ls[0], Run{Now: t0, Service: svc, Home: here, Creates: 1}, DefaultTuning); d.Named() || d.Take {
+		t.Errorf("an apply decided %+v of a subscription presumed held", d)
 	}
 	_ = j.Close()
-	plan(t, path, c, true, "sub_alone", "sub_2") // the state the last writer saved
+	plan(t, path, c, true, "sub_2") // the state the last writer saved
 	j = open(t, path, c)
 	defer j.Close()
-	if got := ids(leftovers(t, j)); got != "sub_1" {
-		t.Errorf("after a plan whose state held sub_2: leftovers %v, want sub_1", got)
+	ls = leftovers(t, j)
+	if got := ids(ls); got != "sub_1" || !ls[0].Vouched {
+		t.Errorf("after a plan whose state held sub_2: leftovers %+v, want sub_1, vouched for", ls)
 	}
 }
 
@@ -547,7 +549,8 @@ func TestCompaction(t *testing.T) {
 	ok := open(t, path, c)
 	made(t, ok, byID, "sub_ok")
 	_ = ok.End(false, true, []string{"sub_ok", "sub_old"}, nil)
-	j := open(t, path, c) // compacts
+	plan(t, path, c, true, "sub_ok", "sub_old") // the next plan found them in state
+	j := open(t, path, c)                       // compacts
 	_ = j.Close()
 	kinds := func() []string {
 		records, _, _ := decodeAll(must(os.ReadFile(path)))
@@ -718,5 +721,121 @@ func TestLocateNamesTheState(t *testing.T) {
 	_ = os.WriteFile(filepath.Join(local, "terraform.tfstate"), []byte(`{"version":4,"lineage":"6c1f"}`), 0o600)
 	if _, home := Locate(local); home.Backend != "local:6c1f" {
 		t.Errorf("local state: %q", home.Backend)
+	}
+}
+
+// A journal restored into another machine's job names pids that may run
+// there as other programs: a process is live only as the same process
+// (its stamp), and a process alone with the journal counts none live, so
+// compaction keeps what such a process was given.
+func TestAPidReusedIsNotTheProcessItNamed(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	_ = open(t, path, c).Close()
+	// A killed run's process whose pid is the test's parent's (which runs
+	// now, as another program would), stamped in another boot.
+	lines := []string{}
+	for _, r := range []record{
+		{Kind: kindStart, Process: "elsewhere", At: t0.UnixMilli(), PID: os.Getppid(), PPID: 1, Stamp: "another-boot/1", Service: svc, Dir: here.Dir, Workspace: here.Workspace},
+		{Kind: kindSent, Process: "elsewhere", At: t0.UnixMilli(), Create: 1, Request: byID},
+		{Kind: kindMade, Process: "elsewhere", At: t0.UnixMilli(), Create: 1, Request: byID, ID: "sub_restored"},
+	} {
+		lines = append(lines, string(must(encode(r))))
+	}
+	f := must(os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0))
+	_, _ = f.WriteString(strings.Join(lines, ""))
+	_ = f.Close()
+	j := open(t, path, c) // alone: compacts, and keeps sub_restored
+	defer j.Close()
+	if got := ids(leftovers(t, j)); !strings.Contains(got, "sub_restored") {
+		t.Errorf("leftovers %v: the restored journal's subscription is gone", got)
+	}
+	if !j.Known("sub_restored") {
+		t.Error("compaction dropped what a process of a reused pid was given")
+	}
+}
+
+// A look settles only the creates of its service and account: another
+// account's are left for a process of that account, and what a look finds
+// belongs to the creates' run (its service, account, home and start), not
+// the looker's.
+func TestALookBelongsToTheCreatesRun(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	killed := must(Open(path, here, svc, Options{Now: c.Now, Token: "token-a"}))
+	_ = killed.NewCreate(byID, time.Minute).Sending()
+	_ = killed.Close()
+	c.add(time.Hour)
+	looker := must(Open(path, here, svc, Options{Now: c.Now, Token: "token-b"}))
+	defer looker.Close()
+	creates := looker.OpenCreates()
+	if len(creates) != 1 || creates[0].Account == looker.Account() || creates[0].Account == "" {
+		t.Fatalf("open creates %+v: want one, of another account than the looker's %q", creates, looker.Account())
+	}
+	if err := looker.RecordLook(creates, []Found{{ID: "sub_f", Request: byID, Created: t0}}); err != nil {
+		t.Fatal(err)
+	}
+	ls := leftovers(t, looker)
+	if len(ls) != 1 || ls[0].Account != creates[0].Account || !ls[0].Run.Equal(t0) {
+		t.Errorf("the found leftover %+v, want the killed run's account and start %v", ls, t0)
+	}
+}
+
+// A lost run named to the millisecond is the same lost run to the second,
+// and a journal compacted by a process of no lost run lets another's finds
+// go.
+func TestALostRunsFindsAreKeptOnlyForItsProcesses(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	lost := t0.Add(-time.Hour + 123*time.Millisecond)
+	j := must(Open(path, here, svc, Options{Now: c.Now, LostRun: lost}))
+	_ = j.RecordLostRun([]Found{{ID: "sub_l", Request: byID, Created: lost}})
+	_ = j.End(true, false, nil, nil)
+	again := must(Open(path, here, svc, Options{Now: c.Now, LostRun: lost.Truncate(time.Second)}))
+	if got := ids(leftovers(t, again)); got != "sub_l" {
+		t.Errorf("the same lost run to the second: leftovers %v, want sub_l", got)
+	}
+	_ = again.Close()
+	without := open(t, path, c) // alone, of no lost run: compacts
+	_ = without.Close()
+	if b := must(os.ReadFile(path)); strings.Contains(string(b), "sub_l") {
+		t.Errorf("a lost run's finds outlived its setting:\n%s", b)
+	}
+}
+
+// The ids a damaged line shows stay named after compaction, whether or
+// not anything else is.
+func TestADamagedIDOutlivesCompaction(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	_ = open(t, path, c).Close()
+	f := must(os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0))
+	_, _ = f.WriteString(`0badc0de {"k":"made","id":"sub_d"}` + "\n")
+	_ = f.Close()
+	for range 3 {
+		j := open(t, path, c)
+		if got := ids(leftovers(t, j)); got != "sub_d" {
+			t.Errorf("leftovers %v, want sub_d from its damaged line", got)
+		}
+		_ = j.End(true, false, nil, nil)
+	}
+}
+
+// The plan of `terraform apply` ends before its apply's process starts;
+// the providers of one walk end together, after all started.
+func TestAfterSibling(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	plan := open(t, path, c)
+	walk := open(t, path, c) // an alias of the same walk, started before the plan's process ended
+	_ = plan.End(true, false, nil, nil)
+	apply := open(t, path, c)
+	defer walk.Close()
+	defer apply.Close()
+	if walk.AfterSibling() {
+		t.Error("a process started before its sibling ended counts as an apply")
+	}
+	if !apply.AfterSibling() {
+		t.Error("the process started after the plan's ended is not the apply's")
 	}
 }

@@ -22,9 +22,10 @@ type OpenCreate struct {
 	// clock); Within, its time limit, 0 when its record names none.
 	Sent   time.Time
 	Within time.Duration
-	// Run, Service and Home are those of its process.
+	// Run, Service, Account and Home are those of its process.
 	Run     time.Time
 	Service string
+	Account string
 	Home    Home
 }
 

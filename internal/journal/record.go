@@ -43,8 +43,9 @@ const formatVersion = 2
 // record is one line. Which fields are set depends on Kind.
 type record struct {
 	Kind string `json:"k"`
-	// Header.
-	Version int `json:"v,omitempty"`
+	// Header: the format, and the salt of the accounts' fingerprints.
+	Version int    `json:"v,omitempty"`
+	Salt    string `json:"salt,omitempty"`
 	// Header and start: the working directory and workspace.
 	Dir       string `json:"dir,omitempty"`
 	Workspace string `json:"ws,omitempty"`
@@ -54,9 +55,11 @@ type record struct {
 	At      int64  `json:"at,omitempty"`
 	// Start.
 	PID     int    `json:"pid,omitempty"`
-	PPID    int    `json:"ppid,omitempty"` // the process that started it (Terraform)
-	Service string `json:"svc,omitempty"`  // the service's base URL
-	Backend string `json:"be,omitempty"`   // Home.Backend
+	PPID    int    `json:"ppid,omitempty"`  // the process that started it (Terraform)
+	Stamp   string `json:"stamp,omitempty"` // tells the process from a later one of its pid
+	Service string `json:"svc,omitempty"`   // the service's base URL
+	Account string `json:"acct,omitempty"`  // the token's fingerprint, salted: never the token
+	Backend string `json:"be,omitempty"`    // Home.Backend
 	// Sent, refused, made, unmade: the create (a number per process) and
 	// what it asked for; sent: its request's time limit (ms).
 	Create  int    `json:"n,omitempty"`

@@ -23,20 +23,20 @@ type view struct {
 
 // process is one provider process's part of the journal.
 type process struct {
-	id         string
-	start      int // index of its first record
-	last       int // index of its latest record
-	startedAt  time.Time
-	lastAt     time.Time
-	pid, ppid  int
-	service    string
-	home       Home
-	ended      bool
-	end        int // index of its end record
-	whole      bool
-	applied    bool
-	gave       bool // it made or took a subscription
-	unreadable bool // its start record was lost: its home is not known
+	id        string
+	start     int // index of its first record
+	last      int // index of its latest record
+	startedAt time.Time
+	lastAt    time.Time
+	pid, ppid int
+	stamp     string
+	service   string
+	account   string
+	home      Home
+	ended     bool
+	end       int // index of its end record
+	whole     bool
+	applied   bool
 }
 
 type sendKey struct {
@@ -50,7 +50,6 @@ type send struct {
 	at      time.Time
 	within  time.Duration
 	open    bool // sent, with no answer on record
-	looked  bool // a look at the service settled it
 }
 
 // subscription is what the journal knows of one subscription: the latest
@@ -62,8 +61,9 @@ type subscription struct {
 	origin        Origin
 	given         int // index of that record
 	givenAt       time.Time
-	process       string
-	created       time.Time // by the service's clock, when a look found it
+	process       string // the process it was given to
+	from          string // the process whose create made it: its home, service, account and run
+	created       time.Time
 	group         string
 	lostRun       time.Time
 	line          int    // OriginDamaged: the line it was read from
@@ -74,7 +74,7 @@ type subscription struct {
 // group is one look at the service: the creates it was for, and what it
 // found.
 type group struct {
-	sends int
+	sends []sendKey
 	found []string
 }
 
@@ -97,11 +97,11 @@ const maxSizeEntries = 32
 func (v *view) apply(r record) {
 	v.index++
 	index := v.index
-	if r.Kind == kindSize {
+	switch r.Kind {
+	case kindSize:
 		v.addSize(parseHashes(r.Holds), nil)
 		return
-	}
-	if r.Kind == kindDamaged {
+	case kindDamaged:
 		for _, id := range r.IDs {
 			if v.subs[id] == nil {
 				v.subs[id] = &subscription{id: id, origin: OriginDamaged, given: index, line: r.Line, givenAt: time.UnixMilli(r.At)}
@@ -117,15 +117,15 @@ func (v *view) apply(r record) {
 	if p == nil {
 		// Its start record was lost to a damaged line: a process that
 		// never ended, of no known home.
-		p = &process{id: r.Process, start: index, startedAt: at, unreadable: r.Kind != kindStart}
+		p = &process{id: r.Process, start: index, startedAt: at}
 		v.processes[r.Process] = p
 	}
 	p.last, p.lastAt = index, at
 	key := sendKey{r.Process, r.Create}
 	switch r.Kind {
 	case kindStart:
-		p.start, p.startedAt, p.pid, p.ppid, p.service = index, at, r.PID, r.PPID, r.Service
-		p.home, p.unreadable = Home{Dir: r.Dir, Workspace: r.Workspace, Backend: r.Backend}, false
+		p.start, p.startedAt, p.pid, p.ppid, p.stamp = index, at, r.PID, r.PPID, r.Stamp
+		p.service, p.account, p.home = r.Service, r.Account, Home{Dir: r.Dir, Workspace: r.Workspace, Backend: r.Backend}
 	case kindSent:
 		v.sends[key] = &send{request: r.Request, at: at, within: time.Duration(r.Within) * time.Millisecond, open: true}
 	case kindRefused, kindUnmade:
@@ -136,32 +136,34 @@ func (v *view) apply(r record) {
 		if s := v.sends[key]; s != nil {
 			s.open = false
 		}
-		p.gave = true
-		v.subs[r.ID] = &subscription{id: r.ID, request: r.Request, also: r.Also, origin: OriginCreate, given: index, givenAt: at, process: r.Process}
+		v.subs[r.ID] = &subscription{id: r.ID, request: r.Request, also: r.Also, origin: OriginCreate, given: index, givenAt: at, process: r.Process, from: r.Process}
 	case kindLooked:
 		g := v.groups[r.Group]
 		if g == nil {
 			g = &group{}
 			v.groups[r.Group] = g
 		}
-		g.sends += len(r.Sends)
 		for _, ref := range r.Sends {
 			proc, n, _ := strings.Cut(ref, ":")
 			create, _ := strconv.Atoi(n)
+			g.sends = append(g.sends, sendKey{proc, create})
 			if s := v.sends[sendKey{proc, create}]; s != nil {
-				s.open, s.looked = false, true
+				s.open = false
 			}
 		}
 	case kindFound:
 		if known := v.subs[r.ID]; known != nil && known.origin != OriginDamaged {
 			return // a look never finds what the journal knows
 		}
-		s := &subscription{id: r.ID, request: r.Request, also: r.Also, origin: OriginFound, given: index, givenAt: at, process: r.Process,
+		s := &subscription{id: r.ID, request: r.Request, also: r.Also, origin: OriginFound, given: index, givenAt: at, process: r.Process, from: r.Process,
 			created: time.Unix(r.Created, 0), group: r.Group}
 		if r.LostRun != 0 {
 			s.origin, s.lostRun = OriginLostRun, time.Unix(r.LostRun, 0)
 		} else if g := v.groups[r.Group]; g != nil {
 			g.found = append(g.found, r.ID)
+			if len(g.sends) > 0 {
+				s.from = g.sends[0].process // the creates' process, not the looker
+			}
 		}
 		v.subs[r.ID] = s
 	case kindSeen:
@@ -188,7 +190,8 @@ func (v *view) apply(r record) {
 
 // see records that the state of process, at record index, held s. A
 // process that made a subscription holds it in the state it hands
-// Terraform, which another run applying at once may overwrite: only
+// Terraform, which may never be saved (the CLI killed before it saved, a
+// state upload failed, another run applying at once overwrote it): only
 // another process's state shows it saved.
 func (v *view) see(s *subscription, process string, index int) {
 	if s.given < index && (s.origin != OriginCreate || s.process != process) {
@@ -221,34 +224,22 @@ func (v *view) addSize(holds, gone map[uint64]struct{}) {
 	}
 }
 
-// live reports whether p may still write: it never ended, it runs, and
-// the Terraform that started it does too. A provider whose Terraform was
-// killed goes on for as long as its creates in flight take (an orphan);
-// that one is not live, since no state will hold what it makes.
-func (p *process) live(self int) bool {
-	return !p.ended && p.pid != 0 && p.pid != self && alive(p.pid) && !orphaned(p.pid, p.ppid)
-}
+// liveness says whether a process may still write: live, or, for a
+// process that holds the journal alone, none.
+type liveness func(*process) bool
 
-// overlapped reports whether a process of another run gave subscriptions
-// while p did: two applies of one workspace at once (-lock=false, or a
-// backend without locks), each of which saved a state the other may have
-// overwritten.
-func (v *view) overlapped(p *process) bool {
-	if !p.gave {
-		return false
-	}
-	until := func(q *process) int {
-		if q.ended {
-			return q.end
-		}
-		return q.last
-	}
-	for _, q := range v.processes {
-		if q != p && q.gave && q.ppid != p.ppid && q.start < until(p) && p.start < until(q) {
-			return true
-		}
-	}
-	return false
+// nobodyLive is the liveness of a process that holds the journal alone:
+// every other process that had it open is gone, whatever its pid names
+// now.
+func nobodyLive(*process) bool { return false }
+
+// live reports whether p may still write, as process self sees it: it
+// never ended, it runs (the same process, not a later one of its pid),
+// and so does the Terraform that started it. A provider whose Terraform
+// was killed goes on for as long as its creates in flight take (an
+// orphan); that one is not live, since no state will hold what it makes.
+func (p *process) live(self int) bool {
+	return !p.ended && p.pid != 0 && p.pid != self && alive(p.pid) && (p.stamp == "" || p.stamp == stamp(p.pid)) && !orphaned(p.pid, p.ppid)
 }
 
 // vouched reports whether a plan that saw the whole state, applied
@@ -266,34 +257,30 @@ func (v *view) vouched(s *subscription) bool {
 }
 
 // leftovers are the subscriptions no state is known to hold that the
-// process self (of the given pid) must name or may take, oldest first:
-// given to a process that ended without Terraform ending it, or beside
-// another run's applying process, or found for creates with no answer;
-// of lost runs, only those of lostRun. Live processes' are theirs.
-func (v *view) leftovers(self string, pid int, lostRun time.Time) []Leftover {
+// process self must name or may take, oldest first: those given to
+// another process, live ones' aside; of lost runs, only those of lostRun.
+// What a process that ended as Terraform ends its providers was given is
+// Presumed held: its state was handed over, and may have been saved.
+func (v *view) leftovers(self string, lostRun time.Time, isLive liveness) []Leftover {
 	var out []Leftover
 	for _, s := range v.subs {
 		if s.seen || s.dismissed != "" {
 			continue
 		}
 		p := v.processes[s.process]
-		switch s.origin {
-		case OriginCreate:
-			if s.process == self || p.live(pid) || (p.ended && !v.overlapped(p)) {
-				continue
-			}
-		case OriginLostRun:
-			if !s.lostRun.Equal(lostRun) {
-				continue
-			}
+		if s.origin == OriginCreate && (s.process == self || isLive(p)) || s.origin == OriginLostRun && !s.lostRun.Equal(lostRun) {
+			continue
 		}
 		l := Leftover{ID: s.id, Request: s.request, Also: s.also, Origin: s.origin, Given: s.givenAt, Created: s.created,
-			LostRun: s.lostRun, Line: s.line, Vouched: v.vouched(s), index: s.given}
-		if p != nil {
-			l.Run, l.Service, l.Home = p.startedAt, p.service, p.home
+			LostRun: s.lostRun, Line: s.line, Vouched: v.vouched(s), Presumed: s.origin == OriginCreate && p.ended, index: s.given}
+		if from := v.processes[s.from]; from != nil {
+			l.Run, l.Service, l.Account, l.Home = from.startedAt, from.service, from.account, from.home
+		}
+		if s.origin == OriginLostRun {
+			l.Run = s.lostRun
 		}
 		if g := v.groups[s.group]; s.origin == OriginFound && g != nil {
-			l.Sends = g.sends
+			l.Sends = len(g.sends)
 			for _, id := range g.found {
 				if f := v.subs[id]; f != nil && !f.seen && f.dismissed == "" {
 					l.Found++
@@ -308,29 +295,24 @@ func (v *view) leftovers(self string, pid int, lostRun time.Time) []Leftover {
 
 // openCreates are the creates sent with no answer on record by processes
 // that will not record one: neither live nor self.
-func (v *view) openCreates(self string, pid int) []OpenCreate {
+func (v *view) openCreates(self string, isLive liveness) []OpenCreate {
 	var out []OpenCreate
 	for k, s := range v.sends {
 		p := v.processes[k.process]
-		if !s.open || k.process == self || p.live(pid) {
+		if !s.open || k.process == self || isLive(p) {
 			continue
 		}
 		out = append(out, OpenCreate{Process: k.process, Create: k.create, Request: s.request, Sent: s.at, Within: s.within,
-			Run: p.startedAt, Service: p.service, Home: p.home})
+			Run: p.startedAt, Service: p.service, Account: p.account, Home: p.home})
 	}
 	slices.SortFunc(out, func(a, b OpenCreate) int { return a.Sent.Compare(b.Sent) })
 	return out
 }
 
-// pending reports whether the journal names anything a later process may
-// need: a leftover of any lost run or none, or an open create.
-func (v *view) pending(self string, pid int) bool {
-	for _, s := range v.subs {
-		if !s.seen && s.dismissed == "" && s.origin == OriginLostRun {
-			return true
-		}
-	}
-	return len(v.leftovers(self, pid, time.Time{})) > 0 || len(v.openCreates(self, pid)) > 0
+// pending reports whether the journal names anything a later process of
+// lostRun may need: a leftover, an open create.
+func (v *view) pending(lostRun time.Time, isLive liveness) bool {
+	return len(v.leftovers("", lostRun, isLive)) > 0 || len(v.openCreates("", isLive)) > 0
 }
 
 func idHash(id string) uint64 {

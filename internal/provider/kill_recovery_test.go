@@ -272,7 +272,7 @@ func killedApplyRecovered(t *testing.T, backend string, count, after int, atOnce
 	expectOneWarningNames(t, out, "Took ", taken)
 	expectNoWarningNames(t, out, k.stateBefore)
 	plain := unwrap(out)
-	if !strings.Contains(plain, "Taking ") || !strings.Contains(plain, "a killed run left out of state") {
+	if !strings.Contains(plain, "Taking ") || !strings.Contains(plain, "no state holds") {
 		t.Errorf("the plan does not say it will take what the killed run left:\n%s", out)
 	}
 	journal := tf.Read(".terraform/mobileplan/default.journal")

@@ -1,12 +1,14 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 )
@@ -78,7 +80,7 @@ func (s *seam) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequ
 	}
 	s.begin()
 	if req.CurrentState != nil {
-		s.rec.sawState(req.CurrentState.MsgPack)
+		s.rec.sawID(idOfState(req.CurrentState.MsgPack))
 	}
 	resp, err := s.frameworkServer.ReadResource(ctx, req)
 	if resp != nil {
@@ -96,7 +98,7 @@ func (s *seam) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResour
 		s.rec.planning.Store(true)
 	}
 	if req.PriorState != nil {
-		s.rec.sawState(req.PriorState.MsgPack)
+		s.rec.sawID(idOfState(req.PriorState.MsgPack))
 	}
 	resp, err := s.frameworkServer.PlanResourceChange(ctx, req)
 	if resp != nil {
@@ -164,6 +166,40 @@ func (s *seam) end(ctx context.Context, apply bool) []*tfprotov6.Diagnostic {
 		return nil
 	}
 	return toProtocol(s.rec.report(ctx, apply))
+}
+
+// idOfState is the id attribute of a subscription's state as the protocol
+// carries it (a msgpack map): read through the top-level keys, every other
+// value skipped, so that seeing a state costs no decoding of it. "" when
+// it has none, or cannot be read.
+func idOfState(state []byte) string {
+	if len(state) == 0 {
+		return ""
+	}
+	dec := msgpack.GetDecoder()
+	defer msgpack.PutDecoder(dec)
+	dec.Reset(bytes.NewReader(state))
+	n, err := dec.DecodeMapLen()
+	if err != nil {
+		return ""
+	}
+	for range n {
+		key, err := dec.DecodeString()
+		if err != nil {
+			return ""
+		}
+		if key == "id" {
+			id, err := dec.DecodeString() // a null or unknown id is no id
+			if err != nil {
+				return ""
+			}
+			return id
+		}
+		if err := dec.Skip(); err != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 // toProtocol is diags as the protocol carries them.

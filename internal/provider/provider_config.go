@@ -144,7 +144,7 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(p.recovery.open(ctx, baseURL, lost, dismissed, c)...)
+	resp.Diagnostics.Append(p.recovery.open(ctx, baseURL, token, lost, dismissed, c)...)
 	data := &providerData{client: c, run: newOperations(c), preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now, recovery: p.recovery}
 	if pagedRefresh {
 		data.subscriptions = newPagedReader(c, p.recovery)

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -55,33 +54,31 @@ type recovery struct {
 	tuning     journal.Tuning
 	off        bool // MOBILEPLAN_JOURNAL=off
 
-	mu          sync.Mutex // guards what follows
-	journal     *journal.Journal
-	failed      error // why the journal cannot be kept: creates stop
-	path        string
-	service     string
-	home        journal.Home
-	lostRun     lostRun
-	offset      time.Duration // the service's clock less this machine's, from the last look
-	seen        map[string]bool
-	holds       map[string]struct{}
-	gone        map[string]struct{}
-	planned     map[string]int // creates this process planned, by request
-	allotted    map[string]int // of those, the ones the preflight counts as taken
-	took        []diagnostics.Leftover
-	fromService map[string]*client.Subscription // what the service showed of leftovers
-	goneIDs     map[string]bool
-	reported    bool
+	mu            sync.Mutex // guards what follows
+	journal       *journal.Journal
+	failed        error // why the journal cannot be kept: creates stop
+	path          string
+	service       string
+	home          journal.Home
+	lostRun       lostRun
+	offset        time.Duration // the service's clock less this machine's, from the last look
+	seen          map[string]bool
+	holds         map[string]struct{}
+	gone          map[string]struct{}
+	planned       map[string]int // creates this process planned, by request
+	allotted      map[string]int // of those, the ones the preflight counts as taken
+	took          []diagnostics.Leftover
+	reportedTakes int                             // of took, those a report named
+	fromService   map[string]*client.Subscription // what the service showed of leftovers
+	goneIDs       map[string]bool
+	reported      bool
 
 	scanMu  sync.Mutex // one scan of the list a process
 	scanned bool
 
-	// watched are the ids of the leftovers not seen so far, for the seam
-	// to look for without a lock; quiet is set when the journal had
-	// nothing to say when it was opened, which stays so (only a killed
-	// process, a look or a lost run add leftovers, all before this
-	// process's plan).
-	watched  atomic.Pointer[[]string]
+	// quiet is set when the journal had nothing to say when it was
+	// opened, which stays so (only a killed process, a look or a lost run
+	// add leftovers, all before this process's plan).
 	quiet    atomic.Bool
 	planning atomic.Bool // the process planned subscriptions
 	applied  atomic.Bool // the process applied changes
@@ -122,7 +119,7 @@ const orphanPoll = 200 * time.Millisecond
 // service shows of lost (if set) and of creates with no answer on record,
 // through c, and the ids the settings dismiss. It returns what opening
 // found, for Configure to show.
-func (r *recovery) open(ctx context.Context, service string, lost lostRun, dismissed []string, c *client.Client) diag.Diagnostics {
+func (r *recovery) open(ctx context.Context, service, token string, lost lostRun, dismissed []string, c *client.Client) diag.Diagnostics {
 	if r == nil || r.off {
 		return nil
 	}
@@ -133,7 +130,7 @@ func (r *recovery) open(ctx context.Context, service string, lost lostRun, dismi
 	}
 	r.path, r.home = journal.Locate(r.dir)
 	r.service, r.lostRun = service, lost
-	j, err := r.openAfterOrphans(ctx)
+	j, err := r.openAfterOrphans(ctx, token)
 	if err != nil {
 		r.failed = err
 		tflog.Warn(ctx, "The journal of creates cannot be kept: creates will fail", map[string]any{"journal": r.path, "error": err.Error()})
@@ -153,7 +150,16 @@ func (r *recovery) open(ctx context.Context, service string, lost lostRun, dismi
 		}
 		diags.Append(diagnostics.JournalDamaged(r.path, lines, ids))
 	}
-	if creates := j.OpenCreates(); len(creates) > 0 {
+	// The creates a look at this service with this token can settle:
+	// another account's, or another service's, are left to a process of
+	// theirs.
+	var creates []journal.OpenCreate
+	for _, oc := range j.OpenCreates() {
+		if oc.Service == service && oc.Account == j.Account() {
+			creates = append(creates, oc)
+		}
+	}
+	if len(creates) > 0 {
 		diags.Append(r.lookForOpenCreates(ctx, j, c, creates)...)
 	}
 	if !lost.started.IsZero() {
@@ -177,7 +183,6 @@ func (r *recovery) open(ctx context.Context, service string, lost lostRun, dismi
 	if !r.quiet.Load() {
 		tflog.Info(ctx, "The journal of creates names subscriptions no state is known to hold", map[string]any{"journal": r.path, "leftovers": len(left)})
 	}
-	r.watchLocked(left)
 	return diags
 }
 
@@ -185,9 +190,9 @@ func (r *recovery) open(ctx context.Context, service string, lost lostRun, dismi
 // still writing to it: the provider of a run killed a moment ago goes on
 // for as long as its creates in flight take, and what it records after
 // this run's plan began could not be vouched for.
-func (r *recovery) openAfterOrphans(ctx context.Context) (*journal.Journal, error) {
+func (r *recovery) openAfterOrphans(ctx context.Context, token string) (*journal.Journal, error) {
 	deadline := r.now().Add(orphanWait)
-	opts := journal.Options{Now: r.now, LostRun: r.lostRun.started}
+	opts := journal.Options{Now: r.now, LostRun: r.lostRun.started, Token: token}
 	for logged := false; ; {
 		j, err := journal.Open(r.path, r.home, r.service, opts)
 		if err != nil {
@@ -282,7 +287,7 @@ func (r *recovery) recordLostRun(ctx context.Context, j *journal.Journal, c *cli
 	}
 	r.offset = offset
 	found := journal.InWindow(window, from, to, j.Known)
-	if len(found) == 0 {
+	if len(journal.InWindow(window, from, to, func(string) bool { return false })) == 0 {
 		var id string
 		var at time.Time
 		if newest != nil {
@@ -298,38 +303,10 @@ func (r *recovery) recordLostRun(ctx context.Context, j *journal.Journal, c *cli
 	return nil
 }
 
-// watchLocked publishes the ids the seam looks for: the leftovers not
-// seen so far. r.mu is held.
-func (r *recovery) watchLocked(left []journal.Leftover) {
-	var ids []string
-	for _, l := range left {
-		if !r.seen[l.ID] {
-			ids = append(ids, l.ID)
-		}
-	}
-	r.watched.Store(&ids)
-}
-
-// sawState records which leftovers state, a resource's state as Terraform
-// sends it, names. The ids are the service's, long and random, so finding
-// one among the bytes is enough: a false match only keeps a subscription
-// from being taken.
-func (r *recovery) sawState(state []byte) {
-	if r == nil || len(state) == 0 {
-		return
-	}
-	ids := r.watched.Load()
-	if ids == nil {
-		return
-	}
-	for _, id := range *ids {
-		if bytes.Contains(state, []byte(id)) {
-			r.sawID(id)
-		}
-	}
-}
-
-// sawID records that this state holds subscription id.
+// sawID records that this process's state holds subscription id: a Read
+// of it, a plan of it (which, under -refresh=false, comes without a
+// Read), its import, its create. What the process's end records of it
+// tells later processes that a state holds it.
 func (r *recovery) sawID(id string) {
 	if r == nil || id == "" {
 		return
@@ -337,25 +314,13 @@ func (r *recovery) sawID(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.holds[id] = struct{}{}
+	r.seen[id] = true
 	delete(r.gone, id)
-	if ids := r.watched.Load(); ids != nil && slices.Contains(*ids, id) && !r.seen[id] {
-		r.seen[id] = true
-		rest := slices.DeleteFunc(slices.Clone(*ids), func(s string) bool { return s == id })
-		r.watched.Store(&rest)
-	}
 }
 
 // held records a subscription this process's state holds (read, created,
 // taken); removed, one it found gone or removed from state.
-func (r *recovery) held(id string) {
-	if r == nil || id == "" {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.holds[id] = struct{}{}
-	delete(r.gone, id)
-}
+func (r *recovery) held(id string) { r.sawID(id) }
 
 func (r *recovery) removed(id string) {
 	if r == nil || id == "" {
@@ -365,6 +330,7 @@ func (r *recovery) removed(id string) {
 	defer r.mu.Unlock()
 	r.gone[id] = struct{}{}
 	delete(r.holds, id)
+	delete(r.seen, id)
 }
 
 // stateSize is how many subscriptions this process's state held at the
@@ -462,9 +428,12 @@ func appliesAPlanFile(args []string) bool {
 // with creates of its request still to serve and the service's answer.
 func (r *recovery) run(creates int, plan bool, at journal.Status) journal.Run {
 	r.mu.Lock()
-	service, home := r.service, r.home
+	service, home, account := r.service, r.home, ""
+	if r.journal != nil {
+		account = r.journal.Account()
+	}
 	r.mu.Unlock()
-	return journal.Run{Now: r.now(), Service: service, Home: home, Limited: r.limited(), Creates: creates, Plan: plan, AtService: at}
+	return journal.Run{Now: r.now(), Service: service, Account: account, Home: home, Limited: r.limited(), Creates: creates, Plan: plan, AtService: at}
 }
 
 // planCreate is what the plan of a create with configuration config says
@@ -805,7 +774,7 @@ func (r *recovery) hasReport() bool {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return !r.reported && (!r.quiet.Load() || len(r.took) > 0)
+	return !r.reported && !r.quiet.Load() || len(r.took) > r.reportedTakes
 }
 
 // report is what the run's end says of the journal, once: what the apply
@@ -814,12 +783,23 @@ func (r *recovery) hasReport() bool {
 // holds. Each is one warning, with every id.
 func (r *recovery) report(ctx context.Context, applyWalk bool) diag.Diagnostics {
 	r.mu.Lock()
-	if r.reported || r.journal == nil {
+	if r.journal == nil {
 		r.mu.Unlock()
 		return nil
 	}
+	took := slices.Clone(r.took[r.reportedTakes:])
+	r.reportedTakes = len(r.took)
+	if r.reported {
+		// A report was given, and a create took more since: Terraform
+		// was slow to send it (a dependency, another provider's work).
+		r.mu.Unlock()
+		if len(took) == 0 {
+			return nil
+		}
+		return diag.Diagnostics{diagnostics.RecoveryTookMore(took)}
+	}
 	r.reported = true
-	j, path, planned, took := r.journal, r.path, maps.Clone(r.planned), slices.Clone(r.took)
+	j, path, planned := r.journal, r.path, maps.Clone(r.planned)
 	r.mu.Unlock()
 	left, err := j.Leftovers()
 	if err != nil {
@@ -878,6 +858,9 @@ func (r *recovery) leftoverMessage(l journal.Leftover, why, iccid string) diagno
 	switch l.Origin {
 	case journal.OriginCreate:
 		m.Source = "made for a run started " + l.Run.UTC().Format(time.RFC3339) + " that ended without Terraform saving its state"
+		if l.Presumed {
+			m.Source = "made for a run started " + l.Run.UTC().Format(time.RFC3339) + " whose state, a later plan of the whole state found, did not keep it"
+		}
 	case journal.OriginFound:
 		m.Created = l.Created
 		m.Source = "found at the service for creates sent with no answer on record"
@@ -901,6 +884,8 @@ func (r *recovery) why(reason journal.Reason, l journal.Leftover) string {
 		return fmt.Sprintf("the journal names it for the workspace %q of %s, whose state may not be this one", l.Home.Workspace, l.Home.Dir)
 	case journal.AnotherService:
 		return fmt.Sprintf("it was made at %s, not at this run's base_url", l.Service)
+	case journal.AnotherAccount:
+		return "it was made with another api_token than this run's, for another account"
 	case journal.Stale:
 		return fmt.Sprintf("the run that made it started more than %d days ago, and may have been dealt with by hand", int(r.tuning.StaleAfter/(24*time.Hour)))
 	case journal.MoreThanSent:
@@ -934,6 +919,7 @@ func (r *recovery) end() {
 		return
 	}
 	applied := r.applied.Load()
-	whole := r.planning.Load() && !applied && r.limited() == ""
+	// An apply plans each create again, and reads no state: never whole.
+	whole := r.planning.Load() && !applied && r.limited() == "" && !r.applyWalk()
 	_ = j.End(whole, applied, holds, gone)
 }

@@ -383,3 +383,26 @@ func TestCLI_aJournalThatCannotBeWrittenStopsCreates(t *testing.T) {
 		t.Errorf("with MOBILEPLAN_JOURNAL=off the apply exited %d:\n%s", code, out)
 	}
 }
+
+// An apply that ended the usual way whose state was never saved (the CLI
+// killed as it saved, an upload that failed; here the state file lost):
+// what it made is presumed held until the next plan, which reads the
+// whole state and does not find it, and takes it for its creates.
+func TestCLI_anApplyWhoseStateWasLostIsTakenBack(t *testing.T) {
+	t.Parallel()
+	acctest.SkipUnlessAcceptance(t)
+	srv := startEmulator(t)
+	tf := newTerraformCLI(t)
+	tf.Write("main.tf", cliProvider(srv)+fleetConfig(4))
+	tf.Must("apply", "-auto-approve", "-input=false")
+	made := stateSubscriptionIDs(t, tf)
+	for _, f := range []string{"terraform.tfstate", "terraform.tfstate.backup"} {
+		_ = os.Remove(filepath.Join(tf.Dir, f))
+	}
+	out := tf.Must("apply", "-auto-approve", "-input=false")
+	if got := stateSubscriptionIDs(t, tf); !slices.Equal(got, made) || srv.Stats().Subscriptions != 4 {
+		t.Errorf("after the state was lost: %v in state, %d at the service; want the 4 made before, %v:\n%s", got, srv.Stats().Subscriptions, made, out)
+	}
+	expectOneWarningNames(t, out, "Took 4 subscriptions no state held", made)
+	tf.ExpectNoChanges()
+}

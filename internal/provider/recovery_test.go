@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
@@ -94,7 +97,7 @@ func killedRunLeft(t *testing.T, dir, service string, ids []string) {
 	t.Setenv("TF_DATA_DIR", "")
 	t.Setenv("TF_WORKSPACE", "")
 	path, home := journal.Locate(dir)
-	killed, err := journal.Open(path, home, service, journal.Options{Now: time.Now})
+	killed, err := journal.Open(path, home, service, journal.Options{Now: time.Now, Token: emulatortest.Token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +111,7 @@ func killedRunLeft(t *testing.T, dir, service string, ids []string) {
 		}
 	}
 	_ = killed.Close()
-	plan, err := journal.Open(path, home, service, journal.Options{Now: time.Now})
+	plan, err := journal.Open(path, home, service, journal.Options{Now: time.Now, Token: emulatortest.Token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +136,7 @@ func TestRecovery_takesEachLeftoverOnceByThePage(t *testing.T) {
 	dir := t.TempDir()
 	killedRunLeft(t, dir, srv.URL, ids)
 	r := newRecovery(dir, func() func() { return func() {} }, func() ([]string, error) { return []string{"terraform", "apply"}, nil })
-	if diags := r.open(t.Context(), srv.URL, lostRun{}, nil, c); diags.HasError() {
+	if diags := r.open(t.Context(), srv.URL, srv.Token, lostRun{}, nil, c); diags.HasError() {
 		t.Fatal(diags)
 	}
 	before := srv.RequestCounts()
@@ -194,7 +197,7 @@ func TestRecovery_aJournalThatCannotBeWrittenSendsNothing(t *testing.T) {
 	}
 	args := func() ([]string, error) { return []string{"terraform", "apply"}, nil }
 	r := newRecovery(dir, func() func() { return func() {} }, args)
-	_ = r.open(t.Context(), srv.URL, lostRun{}, nil, c)
+	_ = r.open(t.Context(), srv.URL, srv.Token, lostRun{}, nil, c)
 	body := client.CreateSubscriptionRequest{PlanID: "plan_001"}
 	sub, diags, err := r.create(t.Context(), body, time.Minute, func(ctx context.Context) (*client.Subscription, error) { return c.CreateSubscription(ctx, body) })
 	if sub != nil || err != nil || !diags.HasError() || diags[0].Summary() != "The journal of creates cannot be written" || !strings.Contains(diags[0].Detail(), "MOBILEPLAN_JOURNAL=off") {
@@ -205,7 +208,7 @@ func TestRecovery_aJournalThatCannotBeWrittenSendsNothing(t *testing.T) {
 	}
 	t.Setenv(EnvJournal, "off")
 	off := newRecovery(dir, func() func() { return func() {} }, args)
-	_ = off.open(t.Context(), srv.URL, lostRun{}, nil, c)
+	_ = off.open(t.Context(), srv.URL, srv.Token, lostRun{}, nil, c)
 	if sub, diags, err := off.create(t.Context(), body, time.Minute, func(ctx context.Context) (*client.Subscription, error) { return c.CreateSubscription(ctx, body) }); sub == nil || err != nil || len(diags) > 0 {
 		t.Errorf("with the journal off: %v, %v, %v", sub, err, diags)
 	}
@@ -230,6 +233,39 @@ func TestAppliesAPlanFile(t *testing.T) {
 	} {
 		if got := appliesAPlanFile(strings.Fields(args)); got != want {
 			t.Errorf("%q: %v, want %v", args, got, want)
+		}
+	}
+}
+
+// The seam reads a subscription's id from a state as Terraform sends it,
+// whatever comes before it, and no id from a state without one.
+func TestIdOfState(t *testing.T) {
+	typ := tftypes.Object{AttributeTypes: map[string]tftypes.Type{
+		"activated_at": tftypes.Number, "id": tftypes.String, "plan": tftypes.Object{AttributeTypes: map[string]tftypes.Type{"coverage_id": tftypes.String}},
+	}}
+	state := func(id tftypes.Value) []byte {
+		v, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, map[string]tftypes.Value{
+			"activated_at": tftypes.NewValue(tftypes.Number, 1),
+			"id":           id,
+			"plan":         tftypes.NewValue(typ.AttributeTypes["plan"], map[string]tftypes.Value{"coverage_id": tftypes.NewValue(tftypes.String, "cov")}),
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.MsgPack
+	}
+	for name, c := range map[string]struct {
+		state []byte
+		want  string
+	}{
+		"an id":       {state(tftypes.NewValue(tftypes.String, "sub_0123")), "sub_0123"},
+		"a null id":   {state(tftypes.NewValue(tftypes.String, nil)), ""},
+		"an unknown":  {state(tftypes.NewValue(tftypes.String, tftypes.UnknownValue)), ""},
+		"no state":    {nil, ""},
+		"not msgpack": {[]byte("{}"), ""},
+	} {
+		if got := idOfState(c.state); got != c.want {
+			t.Errorf("%s: %q, want %q", name, got, c.want)
 		}
 	}
 }

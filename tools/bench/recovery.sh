@@ -18,10 +18,12 @@
 #
 # The journal's cost: a clean apply of M subscriptions (BENCH_RECOVERY_CLEAN,
 # default 1000), with the journal and without (MOBILEPLAN_JOURNAL=off), in
-# BENCH_RECOVERY_ROUNDS (3) interleaved rounds, the provider's CPU from GNU
-# time, medians; and the journal's size after the apply, and after the
-# refreshing plan that follows it. The run fails when the journal costs
-# more than 5% of the provider's CPU.
+# BENCH_RECOVERY_ROUNDS (5) interleaved rounds, the provider's CPU from GNU
+# time; and the journal's size after the apply, and after the refreshing
+# plan that follows it. Apply to apply, the provider's CPU varies by 30% on
+# 2 shared cores, more than the journal costs: the cost is the median of
+# each round's ratio, with it to without it, the two applies side by side.
+# The run fails when that is more than 5%.
 #
 # Prints the results; BENCH_OUT=FILE also writes them into FILE, in place of
 # the section between its bench-recovery markers, or at its end (make
@@ -37,7 +39,7 @@ n=${BENCH_RECOVERY_SIZE:-200}
 rate=${BENCH_RECOVERY_RATE:-5}
 moments=${BENCH_RECOVERY_MOMENTS:-"10 25 38"}
 clean=${BENCH_RECOVERY_CLEAN:-1000}
-rounds=${BENCH_RECOVERY_ROUNDS:-3}
+rounds=${BENCH_RECOVERY_ROUNDS:-5}
 tofu=${TOFU:-bin/opentofu/tofu}
 out=${BENCH_OUT:-}
 case " $rows " in *" opentofu-"*) [ -x "$tofu" ] || { echo "no OpenTofu at $tofu: make $tofu builds it" >&2; exit 1; } ;; esac
@@ -165,7 +167,9 @@ median() {
 }
 cpu_on=$(median "$work/m/cpu.on" %.2f)
 cpu_off=$(median "$work/m/cpu.off" %.2f)
-overhead=$(awk -v a="$cpu_on" -v b="$cpu_off" 'BEGIN { printf "%.1f", (a / b - 1) * 100 }')
+paste -d' ' "$work/m/cpu.on" "$work/m/cpu.off" | awk '{ printf "%.4f\n", $1 / $2 }' >"$work/m/ratio"
+overhead=$(median "$work/m/ratio" %.4f | awk '{ printf "%.1f", ($1 - 1) * 100 }')
+ratios=$(sort -n "$work/m/ratio" | awk '{ printf "%s%.2f", NR > 1 ? ", " : "", $1 }')
 verdict=$(awk -v o="$overhead" 'BEGIN { print (o <= 5) ? "met" : "missed" }')
 
 section() {
@@ -182,7 +186,8 @@ section() {
   printf '%s\n' "${killed_rows[@]}"
   echo
   echo "A clean apply of $clean subscriptions, provider CPU (s), medians of $rounds interleaved rounds: with the journal"
-  echo "$cpu_on, without it (MOBILEPLAN_JOURNAL=off) $cpu_off: $overhead% more. Goal: at most 5% more: **$verdict**."
+  echo "$cpu_on, without it (MOBILEPLAN_JOURNAL=off) $cpu_off; each round's ratio, with to without: $ratios; their median,"
+  echo "$overhead% more. Goal: at most 5% more: **$verdict**."
   echo "The journal after that apply: $(median "$work/m/size.apply" %d) bytes; after the refreshing plan that follows,"
   echo "compacted to what the state held: $(median "$work/m/size.plan" %d) bytes."
   echo "<!-- /bench-recovery -->"
