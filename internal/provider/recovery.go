@@ -83,6 +83,8 @@ type recovery struct {
 	planning atomic.Bool // the process planned subscriptions
 	applied  atomic.Bool // the process applied changes
 
+	usableOnce  sync.Once
+	usable      map[string]int // usableFor's counts
 	limitedOnce sync.Once
 	limitedWhy  string
 	walkOnce    sync.Once
@@ -473,20 +475,7 @@ func (r *recovery) mayTake(ctx context.Context, config tfsdk.Config) bool {
 		return false
 	}
 	request := requestOfConfig(ctx, config)
-	r.mu.Lock()
-	j := r.journal
-	r.mu.Unlock()
-	if j == nil {
-		return false
-	}
-	left, _ := j.Leftovers()
-	run := r.run(1, true, journal.Unchecked)
-	usable := 0
-	for _, l := range left {
-		if l.Serves(request) && !r.seenInState(l.ID) && journal.Decide(l, run, r.tuning).Take {
-			usable++
-		}
-	}
+	usable := r.usableFor(request)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.allotted[request] >= usable {
@@ -494,6 +483,33 @@ func (r *recovery) mayTake(ctx context.Context, config tfsdk.Config) bool {
 	}
 	r.allotted[request]++
 	return true
+}
+
+// usableFor is how many leftovers a plan may take for creates of request,
+// as the journal named them when first asked: counted once, not on every
+// create's plan (5,000 leftovers presumed held after an apply of 5,000,
+// and as many creates planned, would cost seconds).
+func (r *recovery) usableFor(request string) int {
+	r.usableOnce.Do(func() {
+		r.mu.Lock()
+		j := r.journal
+		r.mu.Unlock()
+		usable := map[string]int{}
+		if j != nil {
+			left, _ := j.Leftovers()
+			run := r.run(1, true, journal.Unchecked)
+			for _, l := range left {
+				if !r.seenInState(l.ID) && journal.Decide(l, run, r.tuning).Take {
+					usable[l.Request]++
+					if l.Also != "" {
+						usable[l.Also]++
+					}
+				}
+			}
+		}
+		r.usable = usable
+	})
+	return r.usable[request]
 }
 
 // seenInState reports whether this process saw subscription id in its
@@ -773,8 +789,24 @@ func (r *recovery) hasReport() bool {
 		return false
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return !r.reported && !r.quiet.Load() || len(r.took) > r.reportedTakes
+	took, reported, j := len(r.took) > r.reportedTakes, r.reported, r.journal
+	r.mu.Unlock()
+	if took {
+		return true
+	}
+	if reported || r.quiet.Load() || j == nil {
+		return false
+	}
+	// Once this state has shown every leftover (what the last apply made,
+	// presumed held, most often), there is nothing to say, and nothing to
+	// wait for.
+	left, _ := j.Leftovers()
+	for _, l := range left {
+		if !r.seenInState(l.ID) {
+			return true
+		}
+	}
+	return false
 }
 
 // report is what the run's end says of the journal, once: what the apply
