@@ -23,10 +23,10 @@ race() {
   $GO test -count=1 -race -timeout 10m -run '^(TestPagedReader_|TestRecovery_)' ./internal/provider/
 }
 
-# The network-mirror test and the filesystem-mirror check under OpenTofu
+# The network-mirror and OCI-mirror tests and the filesystem-mirror check under OpenTofu
 # (TF_ACC_TERRAFORM_PATH set by the caller).
 opentofu-mirror() {
-  TF_ACC=1 $GO test -count=1 -run '^TestNetworkMirror$' ./tools/mirror/
+  TF_ACC=1 $GO test -count=1 -run '^(TestNetworkMirror|TestOCIMirror)$' ./tools/mirror/
   bash scripts/mirror-check.sh >/dev/null
 }
 

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"iter"
 	"sync"
 	"time"
 
@@ -281,3 +282,51 @@ func (p *pagedReader) readPage(ctx context.Context) {
 // (paged_refresh.go) may cost beyond one GET per subscription:
 // `paged_refresh` documents it.
 const pagedRefreshAllowance = 10
+
+// listedForRefresh is seq, the service's list as the mobileplan_subscriptions
+// data source reads it, with every subscription it brings handed to the
+// refresh of the same run (r, when it reads by the page): a bulk import's
+// data source reads the whole list, and its imports' and the refresh's
+// Reads are then answered from those pages, not from a second pass over
+// the list and a GET each for the first imports. A list read to its end
+// also ends the refresh's scan: a subscription it did not bring takes its
+// own GET at once.
+func listedForRefresh(r subscriptionReader, seq iter.Seq2[client.Subscription, error]) iter.Seq2[client.Subscription, error] {
+	p, ok := r.(*pagedReader)
+	if !ok {
+		return seq
+	}
+	return func(yield func(client.Subscription, error) bool) {
+		for sub, err := range seq {
+			if err == nil {
+				p.listed(sub)
+			}
+			if !yield(sub, err) || err != nil {
+				return
+			}
+		}
+		p.listEnded()
+	}
+}
+
+// listed keeps sub, read from the list elsewhere in this run, for a Read.
+func (p *pagedReader) listed(sub client.Subscription) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.found[sub.ID] = sub
+	if sub.CreatedAt > 0 && (p.oldest == 0 || sub.CreatedAt < p.oldest) {
+		p.oldest = sub.CreatedAt
+	}
+}
+
+// listEnded records that the whole list was read elsewhere in this run:
+// the scan has nothing left to read, and Reads waiting for it look again.
+func (p *pagedReader) listEnded() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ended = true
+	if p.arrived != nil {
+		close(p.arrived)
+		p.arrived = make(chan struct{})
+	}
+}

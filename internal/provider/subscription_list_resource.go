@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"iter"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -38,6 +39,7 @@ type subscriptionListConfigModel struct {
 	PlanID        types.String `tfsdk:"plan_id"`
 	EsimICCID     types.String `tfsdk:"esim_iccid"`
 	ExpiresBefore types.String `tfsdk:"expires_before"`
+	CreatedBefore types.String `tfsdk:"created_before"`
 }
 
 func (l *subscriptionListResource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -70,6 +72,11 @@ func (l *subscriptionListResource) ListResourceConfigSchema(_ context.Context, _
 				Optional:            true,
 				Validators:          []validator.String{rfc3339Timestamp},
 			},
+			"created_before": lschema.StringAttribute{
+				MarkdownDescription: createdBeforeDescription,
+				Optional:            true,
+				Validators:          []validator.String{rfc3339Timestamp},
+			},
 		},
 	}
 }
@@ -90,34 +97,69 @@ func (l *subscriptionListResource) List(ctx context.Context, req list.ListReques
 			"The mobileplan provider has no client to list subscriptions with; configure it with base_url and api_token.")})
 		return
 	}
-	expiry := parseExpiresBefore(cfg.ExpiresBefore, &diags)
+	expiry := parseTimeFilter(cfg.ExpiresBefore, expiresBeforePath, expireAt, &diags)
+	created := parseTimeFilter(cfg.CreatedBefore, createdBeforePath, createdAt, &diags)
 	if diags.HasError() {
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
 	keep := func(s client.Subscription) bool {
-		return matches(cfg.State, &s.State) && matches(cfg.PlanID, &s.PlanID) && matches(cfg.EsimICCID, &s.EsimICCID) && expiry.keep(&s)
+		return matches(cfg.State, &s.State) && matches(cfg.PlanID, &s.PlanID) && matches(cfg.EsimICCID, &s.EsimICCID) && expiry.keep(&s) && created.keep(&s)
 	}
 	stream.Results = func(push func(list.ListResult) bool) {
+		next, stop := iter.Pull2(l.client.Subscriptions(ctx))
+		defer stop()
 		var sent int64
-		for sub, err := range l.client.Subscriptions(ctx) {
-			if err != nil {
+		for {
+			sub, err, ok := next()
+			switch {
+			case !ok:
+				return
+			case err != nil:
 				push(list.ListResult{Diagnostics: diag.Diagnostics{diagnostics.APIError("Could not list subscriptions", err, path.Empty())}})
 				return
-			}
-			if !keep(sub) {
+			case !keep(sub):
 				continue
 			}
-			if !push(subscriptionListResult(ctx, req, &sub)) {
+			result := subscriptionListResult(ctx, req, &sub)
+			if sent++; req.Limit > 0 && sent >= req.Limit {
+				// Terraform stops at its limit, silently: the last result
+				// it takes says how many more match, from up to
+				// listReadAhead more subscriptions of the list.
+				if more, all := countMatching(next, keep, listReadAhead); more > 0 {
+					result.Diagnostics.Append(diagnostics.ListCut(req.Limit, more, all))
+				}
+				push(result)
 				return
 			}
-			// Stopping here, not at Terraform's next pull, spares the
-			// request for a page nobody will read.
-			if sent++; req.Limit > 0 && sent >= req.Limit {
+			if !push(result) {
 				return
 			}
 		}
 	}
+}
+
+// listReadAhead is how many subscriptions past its limit a list reads to
+// say how many more match: ten pages of 25, at ten requests.
+const listReadAhead = 10 * client.MaxPageSize
+
+// countMatching reads up to most more subscriptions from next, and counts
+// those keep accepts; all tells that the list ended within them. A page
+// that fails ends the count where it stands.
+func countMatching(next func() (client.Subscription, error, bool), keep func(client.Subscription) bool, most int) (matching int, all bool) {
+	for range most {
+		sub, err, ok := next()
+		if !ok {
+			return matching, true
+		}
+		if err != nil {
+			return matching, false
+		}
+		if keep(sub) {
+			matching++
+		}
+	}
+	return matching, false
 }
 
 func subscriptionListResult(ctx context.Context, req list.ListRequest, sub *client.Subscription) list.ListResult {

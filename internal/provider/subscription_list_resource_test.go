@@ -159,7 +159,10 @@ func requestsFor(srv *emulatortest.Server, fn func()) int {
 	return srv.RequestCounts()[listRoute] - before
 }
 
-func TestListResource_pagesOnlyAsFarAsTheLimit(t *testing.T) {
+// At its limit the list reads on, at most listReadAhead subscriptions, to
+// say in the last result how many more match: Terraform shows nothing of
+// what its limit cut.
+func TestListResource_saysWhatTheLimitCut(t *testing.T) {
 	t.Parallel()
 	f := startListFixture(t) // 30 subscriptions: two pages of 25
 	s := newListServer(t, f.srv)
@@ -167,21 +170,73 @@ func TestListResource_pagesOnlyAsFarAsTheLimit(t *testing.T) {
 		limit    int64
 		want     int // results
 		requests int
+		cut      string // the last result's warning
 	}{
 		{limit: 30, want: 30, requests: 2},
-		{limit: 25, want: 25, requests: 1}, // the 25th result ends the list before page 2
-		{limit: 5, want: 5, requests: 1},
+		{limit: 25, want: 25, requests: 2, cut: "Only 25 subscriptions listed: 5 more match"},
+		{limit: 5, want: 5, requests: 2, cut: "Only 5 subscriptions listed: 25 more match"},
 		{limit: 100, want: 30, requests: 2}, // Terraform's default limit
 		{limit: 0, want: 30, requests: 2},   // no limit
 	} {
-		var got []string
-		n := requestsFor(f.srv, func() { got = ids(t, s.list(nil, tc.limit, false)) })
-		if !slices.Equal(got, f.subIDs[:tc.want]) {
+		var results []listed
+		n := requestsFor(f.srv, func() { results = s.list(nil, tc.limit, false) })
+		if got := ids(t, results); !slices.Equal(got, f.subIDs[:tc.want]) {
 			t.Errorf("limit %d: listed %v, want the %d newest %v", tc.limit, got, tc.want, f.subIDs[:tc.want])
 		}
 		if n != tc.requests {
 			t.Errorf("limit %d: %d list requests, want %d", tc.limit, n, tc.requests)
 		}
+		if got := cutWarning(results); got != tc.cut {
+			t.Errorf("limit %d: the list's warning is %q, want %q", tc.limit, got, tc.cut)
+		}
+	}
+}
+
+// cutWarning is the summary of the warnings results carry, "" for none.
+func cutWarning(results []listed) string {
+	var summaries []string
+	for _, r := range results {
+		for _, d := range r.diags {
+			if d.Severity == tfprotov6.DiagnosticSeverityWarning {
+				summaries = append(summaries, d.Summary)
+			}
+		}
+	}
+	return strings.Join(summaries, "; ")
+}
+
+// The read-ahead past the limit is bounded: it counts at most most
+// subscriptions, and says whether the list ended within them.
+func TestCountMatching(t *testing.T) {
+	t.Parallel()
+	subs := func(n int) func() (client.Subscription, error, bool) {
+		i := 0
+		return func() (client.Subscription, error, bool) {
+			if i == n {
+				return client.Subscription{}, nil, false
+			}
+			i++
+			return client.Subscription{PlanID: fmt.Sprintf("plan_%03d", i%2)}, nil, true
+		}
+	}
+	even := func(s client.Subscription) bool { return s.PlanID == "plan_000" }
+	for _, tc := range []struct {
+		name     string
+		list     int
+		matching int
+		all      bool
+	}{
+		{"the list ends within the read-ahead", 10, 5, true},
+		{"the list ends at the read-ahead", 250, 125, false},
+		{"the list goes on", 1000, 125, false},
+		{"nothing past the limit", 0, 0, true},
+	} {
+		if matching, all := countMatching(subs(tc.list), even, listReadAhead); matching != tc.matching || all != tc.all {
+			t.Errorf("%s: counted %d (all %v), want %d (all %v)", tc.name, matching, all, tc.matching, tc.all)
+		}
+	}
+	if listReadAhead != 250 {
+		t.Errorf("listReadAhead = %d, want ten pages of 25 (250)", listReadAhead)
 	}
 }
 
@@ -238,10 +293,10 @@ func TestListResource_filters(t *testing.T) {
 		requests int
 	}{
 		{"plan_id", map[string]string{"plan_id": "plan_001"}, 0, byPlan["plan_001"], 2},
-		{"plan_id with limit", map[string]string{"plan_id": "plan_001"}, 3, byPlan["plan_001"][:3], 1},
+		{"plan_id with limit", map[string]string{"plan_id": "plan_001"}, 3, byPlan["plan_001"][:3], 2}, // and reads on to count the 7 cut
 		{"state ready", map[string]string{"state": "ready"}, 0, slices.DeleteFunc(slices.Clone(f.subIDs), func(id string) bool { return id == activated }), 2},
 		{"state and plan_id", map[string]string{"state": "active", "plan_id": "plan_999"}, 0, nil, 2},
-		{"esim_iccid", map[string]string{"esim_iccid": iccid}, 1, []string{activated}, 1},
+		{"esim_iccid", map[string]string{"esim_iccid": iccid}, 1, []string{activated}, 2},
 		{"expired", map[string]string{"state": "expired"}, 0, nil, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,13 +17,23 @@ var _ datasource.DataSourceWithConfigure = (*subscriptionsDataSource)(nil)
 func newSubscriptionsDataSource() datasource.DataSource { return &subscriptionsDataSource{} }
 
 // subscriptionsDataSource is mobileplan_subscriptions: every subscription,
-// filtered by the provider.
-type subscriptionsDataSource struct{ baseDataSource }
+// filtered by the provider. What it reads of the list also serves the
+// refresh of this run (listedForRefresh).
+type subscriptionsDataSource struct {
+	baseDataSource
+	subscriptions subscriptionReader
+}
+
+func (d *subscriptionsDataSource) Configure(ctx context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.baseDataSource.Configure(ctx, req, resp)
+	d.subscriptions = providerDataFrom(req.ProviderData, &resp.Diagnostics).subscriptions
+}
 
 type subscriptionsDataSourceModel struct {
 	State         types.String            `tfsdk:"state"`
 	PlanID        types.String            `tfsdk:"plan_id"`
 	ExpiresBefore types.String            `tfsdk:"expires_before"`
+	CreatedBefore types.String            `tfsdk:"created_before"`
 	MaxItems      types.Int64             `tfsdk:"max_items"`
 	IDs           []string                `tfsdk:"ids"`
 	Subscriptions []subscriptionItemModel `tfsdk:"subscriptions"`
@@ -45,6 +55,7 @@ func (d *subscriptionsDataSource) Schema(_ context.Context, _ datasource.SchemaR
 			},
 			"plan_id":        dschema.StringAttribute{MarkdownDescription: "Keep only subscriptions made from this plan.", Optional: true, Validators: notEmpty()},
 			"expires_before": dschema.StringAttribute{MarkdownDescription: expiresBeforeDescription, Optional: true, Validators: []validator.String{rfc3339Timestamp}},
+			"created_before": dschema.StringAttribute{MarkdownDescription: createdBeforeDescription, Optional: true, Validators: []validator.String{rfc3339Timestamp}},
 			"max_items":      maxItemsAttribute(),
 			"ids":            keysAttribute("Ids of the subscriptions found, in the same order as `subscriptions`."),
 			"subscriptions":  itemsAttribute("The subscriptions found, newest first.", subscriptionDataSourceAttributes(false)),
@@ -59,15 +70,16 @@ func (d *subscriptionsDataSource) Read(ctx context.Context, req datasource.ReadR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	expiry := parseExpiresBefore(cfg.ExpiresBefore, &resp.Diagnostics)
+	expiry := parseTimeFilter(cfg.ExpiresBefore, expiresBeforePath, expireAt, &resp.Diagnostics)
+	created := parseTimeFilter(cfg.CreatedBefore, createdBeforePath, createdAt, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	keep := func(s client.Subscription) bool {
-		return matches(cfg.State, &s.State) && matches(cfg.PlanID, &s.PlanID) && expiry.keep(&s)
+		return matches(cfg.State, &s.State) && matches(cfg.PlanID, &s.PlanID) && expiry.keep(&s) && created.keep(&s)
 	}
 	cfg.Subscriptions, cfg.IDs = listing[client.Subscription, subscriptionItemModel]{
-		what: "subscriptions", seq: d.client.Subscriptions(ctx), keep: keep, maxItems: cfg.MaxItems,
+		what: "subscriptions", seq: listedForRefresh(d.subscriptions, d.client.Subscriptions(ctx)), keep: keep, maxItems: cfg.MaxItems,
 		convert: subscriptionItemModelOf, key: func(s client.Subscription) string { return s.ID },
 	}.read(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {

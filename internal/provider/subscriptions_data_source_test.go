@@ -6,9 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
 func TestAccSubscriptionsDataSource(t *testing.T) {
@@ -43,47 +49,88 @@ data "mobileplan_subscriptions" "newest" { max_items = 3 }
 	)
 }
 
-// TestCLI_bulkImportExample runs examples/bulk-import against an account
-// holding more subscriptions than one page, one of them expired and one
-// named as managed elsewhere: it adopts all the others, and only them.
+// TestCLI_bulkImportExample runs examples/bulk-import against an account of
+// 500 subscriptions and one created after the example's cutoff, one of them
+// expired and one named as managed elsewhere: it adopts all the others, and
+// only them. Each command reads the list once: its pages serve the data
+// source, the imports and the refresh, at most 10 requests besides; no
+// deprecation warning is printed; the plan afterwards is empty.
 func TestCLI_bulkImportExample(t *testing.T) {
 	t.Parallel()
-	f := startListFixture(t)
-	expired, elsewhere := f.subIDs[3], f.subIDs[7]
-	if err := f.srv.Activate(expired); err != nil {
+	const existing = 500
+	ds := emulator.DefaultDataset(manyPlans, 4*existing) // eSIMs of every label for the three plans
+	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
+	var ids []string
+	for i := range existing {
+		planID := []string{"plan_010", "plan_001", "plan_002"}[i%3] // no label (any eSIM), global, europe
+		ids = append(ids, acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: planID}).ID)
+	}
+	cutoff := time.Unix(srv.Now()+1, 0).UTC().Format(time.RFC3339)
+	expired, elsewhere := ids[3], ids[7]
+	if err := srv.Activate(expired); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.srv.AdvanceClock(400 * 24 * 3600); err != nil {
+	if _, err := srv.AdvanceClock(400 * 24 * 3600); err != nil {
 		t.Fatal(err)
 	}
-	tf := newTerraformCLI(t, EnvBaseURL+"="+f.srv.URL, EnvAPIToken+"="+f.srv.Token)
+	later := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_010"}).ID
+	tf := newTerraformCLI(t, EnvBaseURL+"="+srv.URL, EnvAPIToken+"="+srv.Token)
 	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "bulk-import", "main.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tf.Write("main.tf", string(example))
-	tf.Write("terraform.tfvars", fmt.Sprintf("managed_elsewhere = [%q]\n", elsewhere))
-	adopted := manySubscriptions - 2
-	out := tf.Must("plan", "-input=false")
-	want := fmt.Sprintf("%d to import, 0 to add, 0 to change, 0 to destroy", adopted)
-	if !strings.Contains(out, want) {
-		t.Fatalf("bulk import plan lacks %q:\n%s", want, out)
+	tf.Write("terraform.tfvars", fmt.Sprintf("adopt_created_before = %q\nmanaged_elsewhere = [%q]\n", cutoff, elsewhere))
+	adopted := existing - 2
+	pages := ceilDiv(existing+1, client.MaxPageSize)
+	// run runs a command and checks what it cost and said.
+	run := func(what string, args ...string) string {
+		t.Helper()
+		before := requestsTo(srv)
+		out := tf.Must(args...)
+		if n := requestsTo(srv) - before; n > pages+pagedRefreshAllowance {
+			t.Errorf("%s sent %d requests, want at most the list's %d pages and %d more: %v", what, n, pages, pagedRefreshAllowance, srv.RequestCounts())
+		} else {
+			t.Logf("%s sent %d requests (%d pages in the list)", what, n, pages)
+		}
+		if strings.Contains(strings.ToLower(out), "deprecat") {
+			t.Errorf("%s warns of something deprecated:\n%s", what, tail(out, 3000))
+		}
+		return out
 	}
-	out = tf.Must("apply", "-auto-approve", "-input=false")
+	out := run("the import's plan", "plan", "-input=false")
+	if want := fmt.Sprintf("%d to import, 0 to add, 0 to change, 0 to destroy", adopted); !strings.Contains(out, want) {
+		t.Fatalf("bulk import plan lacks %q:\n%s", want, tail(out, 3000))
+	}
+	out = run("the import's apply", "apply", "-auto-approve", "-input=false")
 	if !strings.Contains(out, fmt.Sprintf("%d imported, 0 added, 0 changed, 0 destroyed", adopted)) {
-		t.Fatalf("bulk import apply:\n%s", out)
+		t.Fatalf("bulk import apply:\n%s", tail(out, 3000))
 	}
-	tf.ExpectNoChanges()
-	if n := f.srv.RequestCounts()["POST /v1/subscriptions"]; n != manySubscriptions {
-		t.Errorf("%d creates at the service, want only the fixture's %d", n, manySubscriptions)
+	out = run("the plan after it", "plan", "-input=false", "-detailed-exitcode")
+	if !strings.Contains(out, "No changes.") {
+		t.Errorf("the plan after the import is not empty:\n%s", tail(out, 3000))
+	}
+	if n := srv.RequestCounts()["POST /v1/subscriptions"]; n != existing+1 {
+		t.Errorf("%d creates at the service, want only the fixture's %d", n, existing+1)
 	}
 	state := tf.Must("state", "list")
 	if got := strings.Count(state, "mobileplan_subscription.adopted["); got != adopted {
-		t.Errorf("state holds %d adopted subscriptions, want %d:\n%s", got, adopted, state)
+		t.Errorf("state holds %d adopted subscriptions, want %d", got, adopted)
 	}
-	for _, id := range []string{expired, elsewhere} {
+	for _, id := range []string{expired, elsewhere, later} {
 		if strings.Contains(state, id) {
-			t.Errorf("%s was adopted:\n%s", id, state)
+			t.Errorf("%s was adopted", id)
 		}
 	}
+}
+
+// requestsTo counts every /v1 request srv has served.
+func requestsTo(srv *emulatortest.Server) int {
+	n := 0
+	for pattern, c := range srv.RequestCounts() {
+		if strings.Contains(pattern, " /v1/") {
+			n += c
+		}
+	}
+	return n
 }

@@ -76,7 +76,7 @@ var positiveDuration = parsedString{"must be a positive duration such as 30s or 
 
 // rfc3339Timestamp accepts an RFC 3339 timestamp. A value known only at
 // plan time, such as one from plantimestamp(), is checked again when it is
-// used (parseExpiresBefore).
+// used (parseTimeFilter).
 var rfc3339Timestamp = parsedString{"must be an RFC 3339 timestamp such as 2026-12-01T00:00:00Z", func(at path.Path, value string) diag.Diagnostic {
 	if _, err := time.Parse(time.RFC3339, value); err != nil {
 		return invalidTimestamp(at, value)

@@ -169,7 +169,8 @@ cpu_on=$(median "$work/m/cpu.on" %.2f)
 cpu_off=$(median "$work/m/cpu.off" %.2f)
 paste -d' ' "$work/m/cpu.on" "$work/m/cpu.off" | awk '{ printf "%.4f\n", $1 / $2 }' >"$work/m/ratio"
 overhead=$(median "$work/m/ratio" %.4f | awk '{ printf "%.1f", ($1 - 1) * 100 }')
-ratios=$(sort -n "$work/m/ratio" | awk '{ printf "%s%.2f", NR > 1 ? ", " : "", $1 }')
+more_or_less=$(awk -v o="$overhead" 'BEGIN { if (o < 0) printf "%.1f%% less", -o; else printf "%.1f%% more", o }')
+ratios=$(sort -n "$work/m/ratio" | awk '{ printf "%s%.2f", (NR > 1 ? ", " : ""), $1 }')
 verdict=$(awk -v o="$overhead" 'BEGIN { print (o <= 5) ? "met" : "missed" }')
 
 section() {
@@ -187,7 +188,7 @@ section() {
   echo
   echo "A clean apply of $clean subscriptions, provider CPU (s), medians of $rounds interleaved rounds: with the journal"
   echo "$cpu_on, without it (MOBILEPLAN_JOURNAL=off) $cpu_off; each round's ratio, with to without: $ratios; their median,"
-  echo "$overhead% more. Goal: at most 5% more: **$verdict**."
+  echo "$more_or_less. Goal: at most 5% more: **$verdict**."
   echo "The journal after that apply: $(median "$work/m/size.apply" %d) bytes; after the refreshing plan that follows,"
   echo "compacted to what the state held: $(median "$work/m/size.plan" %d) bytes."
   echo "<!-- /bench-recovery -->"

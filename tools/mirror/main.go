@@ -8,6 +8,10 @@
 // Any static HTTPS server can serve DIR; a `network_mirror` block in the
 // CLI configuration points Terraform at it. `make mirror` runs it from the
 // repository root.
+//
+// With -oci REPOSITORY it also pushes the same zips to an OCI registry, as
+// the artifact OpenTofu's oci_mirror installs (oci.go). With -release DIST
+// it takes the binaries from a release's zips instead of building them.
 package main
 
 import (
@@ -16,6 +20,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
 // DefaultPlatforms is what a team typically runs on: Linux CI runners and
@@ -36,10 +44,12 @@ func run() error {
 	flag.StringVar(&o.Version, "version", "", "provider version (default: the top entry of CHANGELOG.md)")
 	flag.StringVar(&platforms, "platforms", DefaultPlatforms, "space-separated os_arch names")
 	flag.StringVar(&o.Hostname, "hostname", o.Hostname, "registry host of the provider's source address")
+	release := flag.String("release", "", "take each platform's binary from the release zips in this directory (goreleaser's dist), instead of building it")
+	ociRepo := flag.String("oci", "", "also push the provider to this OCI repository (host/path), as the artifact OpenTofu's oci_mirror installs; credentials as docker login left them")
 	flag.Parse()
 	if o.Dir == "" || flag.NArg() > 0 {
 		flag.Usage()
-		return fmt.Errorf("usage: mirror -dir DIR [-version V] [-platforms \"os_arch ...\"]")
+		return fmt.Errorf("usage: mirror -dir DIR [-version V] [-platforms \"os_arch ...\"] [-release DIST] [-oci REPOSITORY]")
 	}
 	var err error
 	if o.Platforms, err = ParsePlatforms(platforms); err != nil {
@@ -51,12 +61,28 @@ func run() error {
 		}
 	}
 	o.Build = GoBuild(".", o.Version)
+	if *release != "" {
+		o.Build = ReleaseBinaries(*release, o)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if _, err := Write(ctx, o); err != nil {
+	archives, err := Write(ctx, o)
+	if err != nil {
 		return err
 	}
 	fmt.Printf("Mirror of %s/%s/%s %s in %s: serve that directory over HTTPS and name its URL in a network_mirror block.\n",
 		o.Hostname, o.Namespace, o.Type, o.Version, o.Dir)
+	if *ociRepo == "" {
+		return nil
+	}
+	repo, err := name.NewRepository(*ociRepo)
+	if err != nil {
+		return err
+	}
+	digest, err := PushOCI(ctx, o, archives, repo, remote.WithAuthFromKeychain(authn.DefaultKeychain))
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Pushed to %s:%s (%s): name it in an oci_mirror block's repository_template.\n", repo, OCITag(o.Version), digest)
 	return nil
 }

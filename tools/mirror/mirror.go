@@ -308,6 +308,41 @@ func GoBuild(moduleDir, ver string) func(ctx context.Context, p Platform, out st
 	}
 }
 
+// ReleaseBinaries takes each platform's binary from the release's zip in
+// dir (goreleaser's dist/: the same names as ArchiveName), instead of
+// building it: a mirror of a release then carries the very binaries the
+// release signed, and its h1: hashes are the release's.
+func ReleaseBinaries(dir string, o Options) func(ctx context.Context, p Platform, out string) error {
+	return func(_ context.Context, p Platform, out string) error {
+		zr, err := zip.OpenReader(filepath.Join(dir, o.ArchiveName(p)))
+		if err != nil {
+			return err
+		}
+		defer zr.Close()
+		want := o.BinaryName(p)
+		for _, f := range zr.File {
+			if f.Name != want {
+				continue
+			}
+			src, err := f.Open()
+			if err != nil {
+				return err
+			}
+			defer src.Close()
+			dst, err := os.OpenFile(out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(dst, src); err != nil {
+				dst.Close()
+				return err
+			}
+			return dst.Close()
+		}
+		return fmt.Errorf("%s holds no %s", o.ArchiveName(p), want)
+	}
+}
+
 var changelogHeading = regexp.MustCompile(`(?m)^## ([0-9][0-9.]*[^ \n]*)`)
 
 // ChangelogVersion is the version at the top of CHANGELOG.md, read as the

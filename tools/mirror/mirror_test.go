@@ -249,3 +249,28 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// A mirror of a release carries the release's binaries: the same h1:
+// hashes as a mirror of the build that made them, and an error naming the
+// zip that lacks a platform.
+func TestReleaseBinaries(t *testing.T) {
+	built := testOptions(t.TempDir(), "1.2.3", "linux_amd64 windows_arm64")
+	want, err := Write(context.Background(), built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t.TempDir(), "1.2.3", "linux_amd64 windows_arm64")
+	o.Build = ReleaseBinaries(built.ProviderDir(), o)
+	got, err := Write(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("mirror of the release: %v, want the build's %v", got, want)
+	}
+	o = testOptions(t.TempDir(), "1.2.3", "darwin_arm64")
+	o.Build = ReleaseBinaries(built.ProviderDir(), o)
+	if _, err := Write(context.Background(), o); err == nil || !strings.Contains(err.Error(), "terraform-provider-mobileplan_1.2.3_darwin_arm64.zip") {
+		t.Errorf("a platform the release lacks: %v, want an error naming its zip", err)
+	}
+}

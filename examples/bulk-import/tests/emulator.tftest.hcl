@@ -7,6 +7,11 @@
 # OpenTofu reads run.NAME in a variables block, not in an assertion.
 
 # Four subscriptions exist before the import.
+# Every subscription the tests make is adopted: a cutoff far ahead.
+variables {
+  adopt_created_before = "2100-01-01T00:00:00Z"
+}
+
 run "existing" {
   command = apply
 

@@ -7,6 +7,11 @@
 
 mock_provider "mobileplan" {}
 
+# Every subscription the tests make is adopted: a cutoff far ahead.
+variables {
+  adopt_created_before = "2100-01-01T00:00:00Z"
+}
+
 run "leaves_out_the_expired_and_those_managed_elsewhere" {
   command = plan
 

@@ -12,6 +12,11 @@ mock_provider "mobileplan" {
   source = "../../mocks"
 }
 
+# Every subscription the tests make is adopted: a cutoff far ahead.
+variables {
+  adopt_created_before = "2100-01-01T00:00:00Z"
+}
+
 run "leaves_out_what_is_managed_elsewhere" {
   command = plan
 

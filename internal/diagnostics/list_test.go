@@ -1,0 +1,29 @@
+package diagnostics
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestListCut(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		limit        int64
+		more         int
+		all          bool
+		summary, fix string
+	}{
+		{"the whole rest counted", 100, 50, true, "Only 100 subscriptions listed: 50 more match", "set limit = 150 in the list block"},
+		{"the read-ahead ended first", 100, 250, false, "Only 100 subscriptions listed: at least 250 more (the provider read no further) match", "set a limit above 350 in the list block"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := ListCut(c.limit, c.more, c.all)
+			if d.Summary() != c.summary {
+				t.Errorf("summary %q, want %q", d.Summary(), c.summary)
+			}
+			if !strings.Contains(d.Detail(), c.fix) {
+				t.Errorf("detail %q lacks %q", d.Detail(), c.fix)
+			}
+		})
+	}
+}
