@@ -20,9 +20,9 @@ const ForgetInsteadOfDestroy = "To have the plan say so, add lifecycle { destroy
 	"To stop managing one subscription on purpose, use a removed block with lifecycle { destroy = false }."
 
 // ReplaceForgetsOld is ForgetInsteadOfDestroy for a replacement.
-const ReplaceForgetsOld = "With lifecycle { destroy = false } on the resource (OpenTofu 1.12 and later), " +
+const ReplaceForgetsOld = "With lifecycle { destroy = false } on the resource (OpenTofu 1.12 and later; Terraform 1.16.3 and later, tested with 1.16.4), " +
 	"the plan shows the old subscription as forgotten instead of destroyed, which is what happens at this service " +
-	"(Terraform 1.16 still plans it as a delete, which here only removes it from state)."
+	"(Terraform 1.16 before 1.16.3 plans it as a delete, tested with 1.16.0-rc2, which here only removes it from state)."
 
 // subscriptionName is "sub_x (eSIM y)".
 func subscriptionName(id, iccid string) string {

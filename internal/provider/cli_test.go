@@ -103,19 +103,25 @@ import {
 
 // generatingImportProvider is the provider argument an import block needs
 // to generate the configuration of mobileplan_subscription. Terraform 1.16
-// gives an import block without a resource block the provider
+// before 1.16.3 gives an import block without a resource block the provider
 // hashicorp/<type> unless the block names one (ProvidedBy in its
 // internal/terraform/node_resource_abstract.go; 1.15 took the one
 // required_providers names), and then fails: "unavailable provider
-// registry.terraform.io/hashicorp/mobileplan". Measured with 1.16.0-rc2;
-// the importing guide says so.
+// registry.terraform.io/hashicorp/mobileplan" (measured with 1.16.0-rc2).
+// 1.16.3 fixed it (its changelog: "Fix issue with import provider
+// resolution", hashicorp/terraform#39185; measured with 1.16.4, which
+// needs no provider argument). The importing guide says so.
 func generatingImportProvider(t *testing.T) string {
 	name, v := acctest.CLINameVersion(t)
-	if name == "Terraform" && !v.Core().LessThan(version.Must(version.NewVersion("1.16.0"))) {
+	if name == "Terraform" && !v.Core().LessThan(version.Must(version.NewVersion("1.16.0"))) && v.Core().LessThan(terraformResolvesImportProviders) {
 		return "  provider = mobileplan\n"
 	}
 	return ""
 }
+
+// terraformResolvesImportProviders is the first Terraform whose changelog
+// names the import provider fix (hashicorp/terraform#39185).
+var terraformResolvesImportProviders = version.Must(version.NewVersion("1.16.3"))
 
 func TestCLI_importIntoInlineForm(t *testing.T) {
 	t.Parallel()

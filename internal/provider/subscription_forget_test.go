@@ -30,8 +30,9 @@ import (
 // destroying it: OpenTofu 1.12 and Terraform 1.16 have it. The service
 // cannot delete a subscription, so that is what a destroy does here anyway;
 // with the setting the plan says so, and the provider is not asked, on a
-// destroy. Terraform 1.16 (1.16.0-rc2, the newest built here) still plans a
-// renewal, or a deleted resource block, as the provider's delete.
+// destroy. Terraform plans a deleted resource block as the provider's
+// delete (1.16.0-rc2 and 1.16.4), and a renewal too before 1.16.3
+// (renewalActions).
 
 // requireDestroyFalse skips t under a CLI that does not know
 // lifecycle { destroy = false } (such as Terraform 1.11, which refuses the
@@ -58,16 +59,30 @@ func forgetError(t *testing.T) *regexp.Regexp {
 	return nil
 }
 
-// renewalActions is how a renewal under destroy = false is planned:
-// OpenTofu forgets the old subscription; Terraform 1.16 plans a delete
-// and a create, the delete the provider's, which leaves the subscription
-// at the service (tested with 1.16.0-rc2).
+// renewalActions is how a renewal under destroy = false is planned, as
+// measured: OpenTofu forgets the old subscription, and so does Terraform
+// from 1.16.3 (its changelog: "Fix handling of destroy=false around
+// create_before_destroy instances", hashicorp/terraform#39169; measured on
+// 1.16.4); Terraform before it plans a delete and a create, the delete the
+// provider's, which leaves the subscription at the service (measured on
+// 1.16.0-rc2).
 func renewalActions(t *testing.T) tfjson.Actions {
-	if name, _ := acctest.CLINameVersion(t); name == "OpenTofu" {
+	if forgetsOnReplace(t) {
 		return tfjson.Actions{tfjson.ActionForget, tfjson.ActionCreate}
 	}
 	return tfjson.Actions{tfjson.ActionDelete, tfjson.ActionCreate}
 }
+
+// forgetsOnReplace tells whether the CLI forgets, rather than deletes, the
+// old instance of a replacement under destroy = false.
+func forgetsOnReplace(t *testing.T) bool {
+	name, v := acctest.CLINameVersion(t)
+	return name == "OpenTofu" || !v.Core().LessThan(terraformForgetsOnReplace)
+}
+
+// terraformForgetsOnReplace is the first Terraform whose changelog names
+// the destroy = false fix for replacements (hashicorp/terraform#39169).
+var terraformForgetsOnReplace = version.Must(version.NewVersion("1.16.3"))
 
 // orphanActions is how a resource block deleted after a destroy = false
 // apply is planned: OpenTofu keeps the setting in state and forgets;

@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
@@ -129,5 +131,39 @@ list "mobileplan_subscription" "found" {
 	tf.ExpectNoChanges()
 	if n := f.srv.RequestCounts()["POST /v1/subscriptions"] - creates; n != 0 {
 		t.Errorf("importing sent %d create requests", n)
+	}
+}
+
+// TestCLI_queryLimitSaysWhatItCut: `terraform query` over 150
+// subscriptions with Terraform's default limit lists 100 and says that 50
+// more match and which limit finds them, reading no page twice.
+func TestCLI_queryLimitSaysWhatItCut(t *testing.T) {
+	t.Parallel()
+	acctest.RequireCLI(t, acctest.Query)
+	const existing = 150
+	ds := emulator.DefaultDataset(manyPlans, 4*existing) // eSIMs of every label for the three plans
+	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
+	for i := range existing {
+		acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: []string{"plan_010", "plan_001", "plan_002"}[i%3]})
+	}
+	tf := newTerraformCLI(t)
+	tf.Write("main.tf", cliProvider(srv))
+	tf.Write("query.tfquery.hcl", `
+list "mobileplan_subscription" "all" {
+  provider = mobileplan
+}
+`)
+	before := srv.RequestCounts()[listRoute]
+	out := tf.Must("query")
+	if got, pages := srv.RequestCounts()[listRoute]-before, ceilDiv(existing, client.MaxPageSize); got > pages {
+		t.Errorf("the query sent %d list requests, want at most the list's %d pages", got, pages)
+	}
+	if got := strings.Count(out, "sub_"); got < 100 {
+		t.Errorf("the query shows %d subscription ids, want Terraform's default limit of 100:\n%s", got, tail(out, 2000))
+	}
+	for _, want := range []string{"Only 100 subscriptions listed: 50 more match", "limit = 150"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Errorf("the query's output lacks %q:\n%s", want, tail(out, 2000))
+		}
 	}
 }
