@@ -1,6 +1,6 @@
 package client
 
-// Tests of the pace's rules (pace.go) against the emulator's rate limit,
+// Tests of the pace (pace_policy.go, pace_queue.go, pacing.go) against the emulator's rate limit,
 // a token bucket whose burst is its rate, as the service's. Each runs in a
 // testing/synctest bubble with the emulator in process: the pace's waits,
 // the emulator's bucket and the elapsed time all run on the bubble's fake

@@ -103,43 +103,6 @@ func rewound(req *http.Request) (*http.Request, error) {
 	return req, nil
 }
 
-// attemptTimeout bounds one attempt, reading its answer included, as
-// http.Client.Timeout would; it sits under the pace so that waiting for
-// the pace does not count against it.
-type attemptTimeout struct {
-	timeout time.Duration
-	next    http.RoundTripper
-}
-
-func (t attemptTimeout) RoundTrip(req *http.Request) (*http.Response, error) {
-	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
-	return roundTripThenRelease(t.next, req.WithContext(ctx), cancel)
-}
-
-// roundTripThenRelease sends req through next and calls release once the
-// request is over: at once when it failed, else when its answer's body is
-// closed, since reading the body is part of the request.
-func roundTripThenRelease(next http.RoundTripper, req *http.Request, release func()) (*http.Response, error) {
-	resp, err := next.RoundTrip(req)
-	if err != nil {
-		release()
-		return nil, err
-	}
-	resp.Body = releaseOnClose{ReadCloser: resp.Body, release: release}
-	return resp, nil
-}
-
-type releaseOnClose struct {
-	io.ReadCloser
-	release func()
-}
-
-func (b releaseOnClose) Close() error {
-	err := b.ReadCloser.Close()
-	b.release()
-	return err
-}
-
 type rateLimitWaitKey struct{}
 
 // WithRateLimitWait bounds how long each request made with ctx waits for

@@ -20,7 +20,7 @@ import (
 //  2. More answers are never retried here: a redirect to another origin
 //     (RedirectError), an https request answered in plain http, a request
 //     the stopped client did not send (ErrStopped), and a 429 or a
-//     RateLimitWaitError: the pace (pace.go) waits out 429s without a
+//     RateLimitWaitError: the pace (pacing.go) waits out 429s without a
 //     count, until a deadline, and what reaches this policy is past it;
 //     nor a request its SendRecorder kept from being sent
 //     (SendRecordError), which would fail the same way again.

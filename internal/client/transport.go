@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -15,10 +16,10 @@ import (
 )
 
 // The HTTP layer is a chain of small RoundTrippers, innermost last:
-// retryablehttp (retry policy) → pacing (pace.go: the shared rate, 429s
-// waited out) → seeThrough (see_through.go: a create once sent is answered
-// even when the caller stops) → per-attempt timeout → logging → user agent
-// → bearer auth → net/http.
+// retryablehttp (retry policy, retry.go) → pacing (pacing.go: the shared
+// rate, 429s waited out) → seeThrough (see_through.go: a create once sent
+// is answered even when the caller stops) → per-attempt timeout → logging →
+// user agent → bearer auth → net/http. All but the first three are here.
 // Each layer does one thing, and the token is added below the logging layer
 // so no log line can ever see it.
 
@@ -121,6 +122,43 @@ func (t logging) RoundTrip(req *http.Request) (*http.Response, error) {
 	fields["status"] = resp.StatusCode
 	tflog.Debug(ctx, "mobileplan API request", fields)
 	return resp, nil
+}
+
+// attemptTimeout bounds one attempt, reading its answer included, as
+// http.Client.Timeout would; it sits under the pace so that waiting for
+// the pace does not count against it.
+type attemptTimeout struct {
+	timeout time.Duration
+	next    http.RoundTripper
+}
+
+func (t attemptTimeout) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
+	return roundTripThenRelease(t.next, req.WithContext(ctx), cancel)
+}
+
+// roundTripThenRelease sends req through next and calls release once the
+// request is over: at once when it failed, else when its answer's body is
+// closed, since reading the body is part of the request.
+func roundTripThenRelease(next http.RoundTripper, req *http.Request, release func()) (*http.Response, error) {
+	resp, err := next.RoundTrip(req)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	resp.Body = releaseOnClose{ReadCloser: resp.Body, release: release}
+	return resp, nil
+}
+
+type releaseOnClose struct {
+	io.ReadCloser
+	release func()
+}
+
+func (b releaseOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.release()
+	return err
 }
 
 // attempt tracks one logical request across its retries: which attempt is
