@@ -13,7 +13,7 @@ import (
 // over it; a 429 acts on nothing and costs no quota. Terraform runs up to
 // -parallelism operations at once, each unaware of the others. So every
 // request of a Client goes through one pace: a policy (this file and
-// pace_count.go), a queue that waits on it (pace_queue.go), and the
+// pace_count_rules.go), a queue that waits on it (pace_queue.go), and the
 // round-tripper that feeds both (pacing.go). The policy follows these
 // rules, each pinned by a row of pace_policy_test.go:
 //
@@ -44,7 +44,7 @@ import (
 // A service may also say how much of its quota is left, on every answer
 // (quota_fields.go, pace_quota.go): q units per w, r left, t until it is
 // whole again. Every process on the account then sees the same count fall
-// before anyone is refused. With the fields (pace_count.go):
+// before anyone is refused. With the fields (pace_count_rules.go):
 //
 //  7. The first sane reading sets the mode by the shape the count shows:
 //     a bucket that refills as it goes (rules 8 to 10), or a window whose
@@ -181,7 +181,7 @@ type policy struct {
 	accepted    []time.Time   // answers other than 429 in the last second, until a rate is set
 	inFlight    int           // requests sent and not yet answered
 
-	// The quota fields (pace_count.go).
+	// The quota fields (pace_count_rules.go).
 	withFields, withoutFields int
 	distrusted                bool // rule 12
 	quota                     quotaModel

@@ -1,6 +1,6 @@
 package client
 
-// The policy's rules (pace_policy.go, pace_count.go) as rows of instants:
+// The policy's rules (pace_policy.go, pace_count_rules.go) as rows of instants:
 // a state, answers at given times, and what the policy then says at a
 // given time: its mode, its rate, how long the next request waits. The
 // policy takes the time as an argument, so nothing here sleeps, and each

@@ -1,5 +1,14 @@
 package client
 
+// The policy's count rules, 7 to 11 of pace_policy.go: how the quota
+// fields' count sets the pace once the service sends them. The first sane
+// reading chooses a bucket or a window (adopt); a bucket's count then sets
+// and cuts the rate, and tells whether others spend it (shareBucket,
+// watchOthers, cut, bucketLeft, slack); a window's is spent until its end
+// (shareWindow, windowLeft, windowRefused); countDelay is what either
+// makes the head of the queue wait. The model of the quota the readings
+// build is pace_quota.go's; reading the fields, quota_fields.go's.
+
 import (
 	"math"
 	"time"
