@@ -1,8 +1,6 @@
 package client
 
 import (
-	"math"
-	"net/http"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -266,12 +264,19 @@ func (p *policy) inUse(now time.Time) rate.Limit {
 func (p *policy) closedFor(now time.Time) time.Duration { return max(0, p.closedUntil.Sub(now)) }
 
 // admission is the place in time a request was given: it waits delay, for
-// cause, and then goes, or gives its place back (cancel).
+// cause, and then goes, or gives its place back (cancel). While a
+// Retry-After closes the pace it holds no place: it waits for the pace to
+// reopen (reopening), and then asks again.
 type admission struct {
 	delay        time.Duration
 	cause        waitCause
 	reservations []*rate.Reservation
+	retryAfter   time.Duration // what the service asked, when reopening
 }
+
+// reopening reports whether the wait is for a Retry-After to pass, with
+// no place held.
+func (a admission) reopening() bool { return a.cause == causeRetryAfter }
 
 func (a admission) cancel(now time.Time) {
 	for _, r := range a.reservations {
@@ -341,155 +346,90 @@ func (p *policy) sent(now time.Time) ticket {
 	return ticket{epoch: p.epoch, seq: p.sendSeq}
 }
 
-// answer is what the service said to a request sent under cut epoch.
-type answer struct {
-	epoch      int
-	seq        int // the request's place among this client's sends
-	sentAt     time.Time
-	status     int
-	retryAfter time.Duration
-	quota      quotaReading
-	fields     bool // the answer carried quota fields that could be read
+// The queue's questions (pace_queue.go). The queue reads nothing of the
+// policy but through these, and sent above.
+
+// decide is what the head of the queue is to do at now: go, when the
+// delay is 0; wait for the Retry-After that closes the pace, holding no
+// place; or wait for the place reserve gives it.
+func (p *policy) decide(now time.Time) admission {
+	if wait := p.closedFor(now); wait > 0 {
+		return admission{delay: wait, cause: causeRetryAfter, retryAfter: p.retryAfter}
+	}
+	return p.reserve(now)
 }
 
-// observe takes the service's answer, received at now.
-func (p *policy) observe(now time.Time, a answer) {
-	p.inFlight = max(0, p.inFlight-1)
-	if a.status != http.StatusTooManyRequests {
-		p.observeAccepted(now, a)
-		return
-	}
-	p.observeRefused(now, a)
+// unanswered takes a request sent and never answered (a transport error,
+// a timeout) off the requests in flight.
+func (p *policy) unanswered() { p.inFlight = max(0, p.inFlight-1) }
+
+// takeNotes returns what the policy did since it was last asked, for the
+// log, and forgets it.
+func (p *policy) takeNotes() []note {
+	notes := p.notes
+	p.notes = nil
+	return notes
 }
 
-func (p *policy) observeAccepted(now time.Time, a answer) {
-	if p.acceptedCount++; p.acceptedCount == 1 {
-		p.firstAccepted = now
-	}
-	p.lastAccepted = now
+// heldBy is what holds requests back while no Retry-After closes the
+// pace: the cause of a wait that ran into its deadline.
+func (p *policy) heldBy() waitCause {
+	cause := causeRefusals
 	if p.mode == modeProbing || p.mode == modeRefusedOnce {
-		p.accepted = append(dropBefore(p.accepted, now.Add(-time.Second)), now)
+		cause = causeProbe
+		if p.ceiling != nil {
+			cause = causeCeiling
+		}
 	}
-	switch {
-	case p.distrusted || a.status >= http.StatusInternalServerError:
-	case a.fields && p.withoutFields > 0, !a.fields && p.withFields > 0:
-		// A service that leaves the fields out of some answers (only
-		// near exhaustion, or now and then) gives a count the pace
-		// cannot follow: it goes on by refusals, as without them.
-		p.distrust(now, fieldsComeAndGo)
-	case a.fields:
-		p.withFields++
-		p.share(now, a.sentAt, a.epoch, a.seq, a.quota)
-	default:
-		p.withoutFields++
+	if p.byCount() {
+		cause = causeCount
 	}
+	return cause
 }
 
-func (p *policy) observeRefused(now time.Time, a answer) {
-	// Refused where a window's reckoning held some (not past an end it
-	// expected, and not before the fields were read): others spent them.
-	othersSpent := p.mode == modeByWindow && !p.windowEnded(now) && p.windowLeft(now) >= 0
-	if a.fields && !p.distrusted && p.withoutFields > 0 {
-		p.distrust(now, fieldsComeAndGo)
+// explain is the policy's figures of a wait a request cannot make at now:
+// delay more for cause, beside every other cause that holds it. The queue
+// adds its own (how long it waited, the requests ahead of it).
+func (p *policy) explain(now time.Time, cause waitCause, delay time.Duration) RateLimitWaitError {
+	var e RateLimitWaitError
+	if closed := p.closedFor(now); closed > 0 {
+		e.RetryAfter, e.Closed = p.retryAfter, closed
 	}
-	adopted := p.byCount() || p.quotaCap > 0
-	if a.fields && !adopted && !p.distrusted && a.quota.remaining == 0 {
-		p.share(now, a.sentAt, a.epoch, a.seq, a.quota)
+	switch cause {
+	case causeCount:
+		e.Quota = p.describeQuota()
+		if p.mode == modeByWindow && p.windowLeft(now) < 1 {
+			e.QuotaSpent = p.quota.untilWhole(now)
+		} else {
+			e.Queued, e.Rate = delay, float64(p.inUse(now))
+		}
+	case causeRefusals, causeCeiling, causeProbe:
+		e.Queued, e.Rate = delay, float64(p.inUse(now))
+		e.Ceiling = p.ceiling != nil && (cause == causeCeiling || p.inUse(now) >= p.ceiling.Limit())
 	}
-	if p.quotaCap > 0 && p.mode == modeByRefusals && a.epoch == p.epoch {
-		// A bucket too small to share by its count, refused (rule 10):
-		// from here the pace finds its rate by refusals, under the
-		// quota's rate, as it would have without the fields.
-		p.mode, p.accepted = modeProbing, nil
-		p.limiter = rate.NewLimiter(p.quotaCap, 1)
-	}
-	if a.fields && p.byCount() && a.quota.remaining*4 >= a.quota.limit && a.quota.remaining > 0 {
-		p.fallBack(now, "the service answered 429 while its quota fields said much was left")
-	}
-	// Without Retry-After the pace stays open: the cut rate's empty bucket
-	// spaces what follows.
-	if until := now.Add(a.retryAfter); until.After(p.closedUntil) {
-		p.closedUntil, p.retryAfter = until, a.retryAfter
-	}
-	if p.mode == modeByWindow {
-		p.windowRefused(now, a, othersSpent)
-		return
-	}
-	if a.epoch != p.epoch {
-		return
-	}
-	if p.ceiling != nil {
-		// The refused request used no quota: the ceiling's spacing starts
-		// again when the pace reopens, whose first request goes at once.
-		p.ceiling = rate.NewLimiter(p.ceiling.Limit(), 1)
-	}
-	switch p.mode {
-	case modeProbing:
-		p.mode, p.accepted, p.epoch, p.cutAt = modeRefusedOnce, nil, p.epoch+1, now
-		p.note("the service answered 429; pausing, then measuring its rate", map[string]any{
-			"retry_after_ms": a.retryAfter.Milliseconds(), "closed_until": p.closedUntil.Format(time.RFC3339Nano),
-		})
-		return
-	case modeByBucket:
-		p.mirror, p.mirrorAt = 0, now
-		p.cut(now, "the service answered 429")
-		return
-	}
-	var base rate.Limit
-	if p.mode == modeByRefusals {
-		base = p.inUse(now)
-	} else {
-		// A first 429 with nothing accepted before it (another client
-		// spent the quota) says nothing of the rate: start from one a
-		// second and grow from there.
-		base = max(rate.Limit(len(dropBefore(p.accepted, now.Add(-time.Second)))), 1)
-		p.accepted = nil
-	}
-	r := max(base*rate.Limit(p.tune.backoffFactor), p.tune.minRate)
-	burst := int(math.Ceil(float64(r)))
-	p.limiter = rate.NewLimiter(r, burst)
-	// Empty now and filling while closed; but the first request when it
-	// opens goes at once, as Retry-After is when one may succeed.
-	drain := burst
-	if float64(r)*p.closedUntil.Sub(now).Seconds() < 1 {
-		drain--
-	}
-	p.limiter.ReserveN(now, drain)
-	p.mode, p.epoch, p.cutAt, p.cutRate = modeByRefusals, p.epoch+1, now, r
-	p.note("the service answered 429; slowing down", map[string]any{
-		"requests_per_second": float64(r), "retry_after_ms": a.retryAfter.Milliseconds(), "closed_until": p.closedUntil.Format(time.RFC3339Nano),
-	})
+	return e
 }
 
-// fieldsComeAndGo is why the pace stops believing fields that some
-// answers carry and others do not.
-const fieldsComeAndGo = "the service sends its quota fields on some answers and not others"
-
-// distrust stops believing the quota fields, as fallBack does, or, when
-// they have not yet set the rate, only marks them: the pace is then as it
-// would have been without them (rule 12).
-func (p *policy) distrust(now time.Time, why string) {
-	if p.byCount() || p.quotaCap > 0 {
-		p.fallBack(now, why)
-		return
+func (p *policy) describeQuota() string {
+	if p.quota.limit == 0 {
+		return ""
 	}
-	p.distrusted = true
-	p.note(why+"; ignoring the quota fields from now on", map[string]any{"limit": p.quota.limit, "form": p.quota.form})
+	return QuotaShare{Limit: p.quota.limit, Window: p.quota.window}.Describe()
 }
 
-// fallBack stops believing the quota fields: from here the pace finds the
-// rate by refusals alone, as it would have without them.
-func (p *policy) fallBack(_ time.Time, why string) {
-	p.distrusted, p.quotaCap, p.crowded, p.alone = true, 0, false, false
-	p.mode, p.accepted = modeProbing, nil
-	p.limiter = rate.NewLimiter(rate.Every(p.tune.probeInterval), 1)
-	p.note(why+"; ignoring the quota fields from now on", map[string]any{"limit": p.quota.limit, "form": p.quota.form})
-}
-
-func dropBefore(times []time.Time, cutoff time.Time) []time.Time {
-	i := 0
-	for i < len(times) && !times[i].After(cutoff) {
-		i++
+// quotaShare is the quota as the fields described it and this client's
+// part of it, for the run's report; nil when no field was read.
+func (p *policy) quotaShare() *QuotaShare {
+	if p.quota.limit == 0 {
+		return nil
 	}
-	return times[i:]
+	share := &QuotaShare{
+		Limit: p.quota.limit, Window: p.quota.window, PerSecond: p.quota.perSecond(), Form: p.quota.form,
+		FixedWindow: p.quota.shape() == shapeWindow, Others: p.othersSeen,
+	}
+	share.Accepted, share.Over = p.acceptedCount, p.lastAccepted.Sub(p.firstAccepted)
+	if span := share.Over.Seconds(); span > 0 {
+		share.Used = float64(p.acceptedCount-1) / span
+	}
+	return share
 }

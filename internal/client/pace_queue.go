@@ -9,8 +9,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
-// The queue waits on the policy (pace_policy.go). Its rules, proven in
-// pace_test.go:
+// The queue waits on the policy (pace_policy.go), and reads nothing of it
+// but through a few methods: observe an answer (takeNotes: what the log
+// says of it), decide what the head does at an instant, count a request
+// sent or unanswered, name what holds requests (heldBy) and explain a wait
+// that cannot be made, and give the quota's share for the run's report.
+// Its rules, proven in pace_queue_test.go:
 //
 //   - Waiting requests form one queue, first come first served, and only
 //     the one at its head holds a place in time: it is given its place from
@@ -88,35 +92,21 @@ func (p *pace) isStopped() bool {
 	}
 }
 
-// flushNotes logs what the policy did. The caller holds p.mu.
-func (p *pace) flushNotes(ctx context.Context) {
-	for _, n := range p.policy.notes {
-		tflog.Debug(ctx, n.msg, n.fields)
-	}
-	p.policy.notes = p.policy.notes[:0]
-}
-
-// observe takes the service's answer to a request sent under cut epoch.
+// observe takes the service's answer to a request sent under cut epoch,
+// wakes the head when what it waits for changed, and logs what the policy
+// did.
 func (p *pace) observe(ctx context.Context, a answer) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	epoch, mode := p.policy.epoch, p.policy.mode
-	p.policy.observe(time.Now(), a)
+	if p.policy.observe(time.Now(), a) {
+		p.wake()
+	}
 	if a.status == 429 {
 		p.refused++
 	}
-	switch {
-	case a.status == 429, p.policy.mode != mode && (p.policy.mode == modeProbing || mode == modeByWindow):
-		// Refused, the fields no longer believed, or a window (whose end
-		// the head may be waiting for) found to be something else: what
-		// the head waits for changed.
-		p.wake()
-	case p.policy.epoch != epoch && p.policy.mode == mode:
-		// A cut. (The fields' first reading sets a rate the head's place
-		// already fits.)
-		p.wake()
+	for _, n := range p.policy.takeNotes() {
+		tflog.Debug(ctx, n.msg, n.fields)
 	}
-	p.flushNotes(ctx)
 }
 
 // wake tells the head of the queue that what it waits for changed. The
@@ -141,7 +131,7 @@ func (p *pace) fieldProblem(ctx context.Context, problem string) {
 // error, a timeout) off the requests in flight.
 func (p *pace) unanswered() {
 	p.mu.Lock()
-	p.policy.inFlight = max(0, p.policy.inFlight-1)
+	p.policy.unanswered()
 	p.mu.Unlock()
 }
 
@@ -169,21 +159,7 @@ func (p *pace) admit(ctx context.Context, start, deadline time.Time) (ticket, er
 		}
 		p.mu.Lock()
 		now := time.Now()
-		if wait := p.policy.closedFor(now); wait > 0 {
-			if now.Add(wait).After(deadline) {
-				err := p.waitError(now, start, deadline, causeRetryAfter, wait)
-				p.mu.Unlock()
-				return ticket{}, err
-			}
-			changed := p.changed
-			p.mu.Unlock()
-			tflog.Debug(ctx, "mobileplan API rate limit: waiting for the service's Retry-After", map[string]any{"wait_ms": wait.Milliseconds()})
-			if err := p.hold(ctx, wait, changed, causeRetryAfter); err != nil && !errors.Is(err, errChanged) {
-				return ticket{}, p.ended(err, start, deadline)
-			}
-			continue
-		}
-		a := p.policy.reserve(now)
+		a := p.policy.decide(now)
 		if a.delay <= 0 {
 			if p.isStopped() {
 				a.cancel(now)
@@ -202,11 +178,14 @@ func (p *pace) admit(ctx context.Context, start, deadline time.Time) (ticket, er
 		}
 		changed := p.changed
 		p.mu.Unlock()
-		if a.cause != causeProbe {
+		switch {
+		case a.reopening():
+			tflog.Debug(ctx, "mobileplan API rate limit: waiting for the service's Retry-After", map[string]any{"wait_ms": a.delay.Milliseconds()})
+		case a.cause != causeProbe:
 			tflog.Trace(ctx, "mobileplan API rate limit: pacing", map[string]any{"wait_ms": a.delay.Milliseconds(), "cause": a.cause.String()})
 		}
-		err := p.hold(ctx, a.delay, changed, a.cause)
-		if err == nil {
+		err := p.hold(ctx, a, changed)
+		if err == nil && !a.reopening() {
 			// Its place came: it goes, on the place it slept for, unless
 			// the pace stopped at the same instant.
 			p.mu.Lock()
@@ -219,10 +198,13 @@ func (p *pace) admit(ctx context.Context, start, deadline time.Time) (ticket, er
 			p.mu.Unlock()
 			return t, nil
 		}
+		// The pace reopened, what the head waits for changed, or the wait
+		// ended for good: it gives its place back, if it held one, and
+		// asks again unless the wait ended.
 		p.mu.Lock()
 		a.cancel(time.Now())
 		p.mu.Unlock()
-		if !errors.Is(err, errChanged) {
+		if err != nil && !errors.Is(err, errChanged) {
 			return ticket{}, p.ended(err, start, deadline)
 		}
 	}
@@ -269,18 +251,7 @@ func (p *pace) ended(err error, start, deadline time.Time) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	now := time.Now()
-	cause := causeRefusals
-	if p.policy.mode == modeProbing || p.policy.mode == modeRefusedOnce {
-		cause = causeProbe
-		if p.policy.ceiling != nil {
-			cause = causeCeiling
-		}
-	}
-	if p.policy.byCount() {
-		cause = causeCount
-	}
-	e := p.waitError(now, start, deadline, cause, 0)
+	e := p.waitError(time.Now(), start, deadline, p.policy.heldBy(), 0)
 	e.Ahead = p.queued
 	return e
 }
@@ -290,24 +261,9 @@ func (p *pace) ended(err error, start, deadline time.Time) error {
 // p.mu.
 func (p *pace) waitError(now, start, deadline time.Time, cause waitCause, delay time.Duration) *RateLimitWaitError {
 	p.gaveUp++
-	pol := p.policy
-	e := &RateLimitWaitError{Waited: now.Sub(start), Left: max(0, deadline.Sub(now))}
-	if closed := pol.closedFor(now); closed > 0 {
-		e.RetryAfter, e.Closed = pol.retryAfter, closed
-	}
-	switch cause {
-	case causeCount:
-		e.Quota = pol.describeQuota()
-		if pol.mode == modeByWindow && pol.windowLeft(now) < 1 {
-			e.QuotaSpent = pol.quota.untilWhole(now)
-		} else {
-			e.Queued, e.Rate = delay, float64(pol.inUse(now))
-		}
-	case causeRefusals, causeCeiling, causeProbe:
-		e.Queued, e.Rate = delay, float64(pol.inUse(now))
-		e.Ceiling = pol.ceiling != nil && (cause == causeCeiling || pol.inUse(now) >= pol.ceiling.Limit())
-	}
-	return e
+	e := p.policy.explain(now, cause, delay)
+	e.Waited, e.Left = now.Sub(start), max(0, deadline.Sub(now))
+	return &e
 }
 
 var (
@@ -315,10 +271,11 @@ var (
 	errStopped = errors.New("the pace stopped")
 )
 
-// hold sleeps d for a request held back for cause, counting the time the
-// service's limit held it toward the slowdown, and saying so at info level
-// once the requests have waited long.
-func (p *pace) hold(ctx context.Context, d time.Duration, changed chan struct{}, cause waitCause) error {
+// hold sleeps a.delay for a request held back for a.cause, counting the
+// time the service's limit held it toward the slowdown, and saying so at
+// info level once the requests have waited long.
+func (p *pace) hold(ctx context.Context, a admission, changed chan struct{}) error {
+	d, cause := a.delay, a.cause
 	counted := cause == causeRetryAfter || cause == causeRefusals || cause == causeCount
 	if !counted {
 		return sleep(ctx, d, changed, p.stopped)
@@ -332,7 +289,7 @@ func (p *pace) hold(ctx context.Context, d time.Duration, changed chan struct{},
 			"waited_total_ms": total.Milliseconds(), "refused_total": p.refused, "requests_queued": p.queued + 1, "wait_ms": d.Milliseconds(),
 		}
 		if cause == causeRetryAfter {
-			fields["retry_after_ms"] = p.policy.retryAfter.Milliseconds()
+			fields["retry_after_ms"] = a.retryAfter.Milliseconds()
 		}
 		tflog.Info(ctx, "mobileplan API rate limit: requests are waiting for the account's quota ("+cause.String()+")", fields)
 	}

@@ -66,13 +66,6 @@ func (q QuotaShare) Describe() string {
 	return strconv.Itoa(q.Limit) + " requests per " + q.Window.String()
 }
 
-func (pol *policy) describeQuota() string {
-	if pol.quota.limit == 0 {
-		return ""
-	}
-	return QuotaShare{Limit: pol.quota.limit, Window: pol.quota.window}.Describe()
-}
-
 func (p *pace) slowdown() RateLimitSlowdown {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -83,23 +76,10 @@ func (p *pace) slowdown() RateLimitSlowdown {
 	if p.holding {
 		held[p.holdCause] += time.Since(p.holdSince)
 	}
-	s := RateLimitSlowdown{
+	return RateLimitSlowdown{
 		Held: held[causeRetryAfter] + held[causeRefusals] + held[causeCount], HeldForRetryAfter: held[causeRetryAfter], HeldForCount: held[causeCount],
-		Refused: p.refused, GaveUp: p.gaveUp, Ceiling: p.ceiling,
+		Refused: p.refused, GaveUp: p.gaveUp, Ceiling: p.ceiling, Quota: p.policy.quotaShare(),
 	}
-	pol := p.policy
-	if pol.quota.limit > 0 {
-		share := &QuotaShare{
-			Limit: pol.quota.limit, Window: pol.quota.window, PerSecond: pol.quota.perSecond(), Form: pol.quota.form,
-			FixedWindow: pol.quota.shape() == shapeWindow, Others: pol.othersSeen,
-		}
-		share.Accepted, share.Over = pol.acceptedCount, pol.lastAccepted.Sub(pol.firstAccepted)
-		if span := share.Over.Seconds(); span > 0 {
-			share.Used = float64(pol.acceptedCount-1) / span
-		}
-		s.Quota = share
-	}
-	return s
 }
 
 // RateLimitWaitError is a request that was not sent because its wait in
