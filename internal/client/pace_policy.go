@@ -13,7 +13,8 @@ import (
 // request of a Client goes through one pace: a policy (this file and
 // pace_count_rules.go), a queue that waits on it (pace_queue.go), and the
 // round-tripper that feeds both (pacing.go). The policy follows these
-// rules, each pinned by a row of pace_policy_test.go:
+// rules, each pinned by a row of pace_policy_test.go or
+// pace_count_rules_test.go:
 //
 //  1. Before the service has said 429, requests are spaced probeInterval
 //     apart and nothing else: a wall of parallel operations reaches the
@@ -110,7 +111,7 @@ type tuning struct {
 }
 
 // defaultTuning holds the constants the rules above name. Each decides a
-// row of pace_policy_test.go, and TestPaceTuningIsPinned proves that
+// row of the policy's tests, and TestPaceTuningIsPinned proves that
 // doubling or halving any of them fails one.
 var defaultTuning = tuning{
 	probeInterval:   time.Millisecond,

@@ -1,32 +1,30 @@
 package client
 
-// Tests of the retry rules of retry.go. The tests of how long a retry waits
-// run in a synctest bubble, on the default waits and a fake clock; the
-// tests over sockets retry after socketRetryWait.
+// Tests of the retry rules of retry.go, numbered as there, and of reads
+// (GET) sent again; the other rules' tests are in files of their own. The
+// tests of how long a retry waits run in a synctest bubble, on the default
+// waits and a fake clock; the tests over sockets retry after
+// socketRetryWait.
 //
-// Rule 1 (GET retried on 5xx other than 501 and on transport errors,
-// with backoff or Retry-After, capped):
+// Rule 1 (reads retried on 5xx other than 501 and on transport errors,
+// with backoff or Retry-After, capped; never on other 4xx, TLS certificate
+// errors, a cancelled context, too many redirects, an invalid header or
+// scheme, as in retryablehttp's default policy):
 //   TestRetryAfterHTTPDate, TestRetryGET5xxThenSuccess,
 //   TestRetryGETConnectionRefused, TestRetryGETDroppedConnection,
-//   TestRetryGETTimeout, TestNoRetryGET501, TestBackoffGrowsWithinBounds,
-//   TestBackoffRetryAfter, TestParseRetryAfter
-// 429, waited out by the pace until the deadline, any method:
-//   TestRetryGET429HonorsRetryAfter, TestRetryAfterLongerThanCapWaitedOut,
-//   TestRetryAfterPastDeadlineFailsAtOnce, TestRetryPOST429,
-//   TestRetryPOST429UntilDeadline; the shared pace itself: pace_test.go.
-// Rule 2 (POST retried only on failures before the request was
+//   TestRetryGETTimeout, TestNoRetryGET501, TestNoRetry4xx,
+//   TestNoRetryTLSCertificateError, TestNoRetryCancelledContext; how long
+//   a retry waits: backoff_test.go.
+// Rule 2 (never retried here: a 429, waited out by the pace until the
+// deadline for any method, and the answers past it): retry_429_test.go.
+// Rule 3 (a create retried only on failures before its request was
 // written; never on 5xx, timeout or a dropped connection):
-//   TestRetryPOSTConnectionRefused, TestNoRetryPOST5xx,
-//   TestNoRetryPOSTDroppedAfterProcessing, TestNoRetryPOSTTimeout,
-//   TestNoRetryPOSTUnreadableAnswer
-// Rule 3 (never retried: other 4xx, TLS certificate errors, a cancelled
-// context, too many redirects, an invalid header or scheme, as in
-// retryablehttp's default policy): TestNoRetry4xx,
-//   TestNoRetryTLSCertificateError, TestNoRetryCancelledContext,
-//   TestShouldRetryPolicy
-// Rule 4 (at most MaxRetries retries, last answer returned):
-//   TestMaxRetriesHonored
-// All rules at the policy level: TestShouldRetryPolicy.
+//   retry_create_test.go.
+// Rule 4 (no attempt record: treated as a create):
+//   TestRetryPolicyFailsClosedWithoutAttemptRecord (hostile_test.go).
+// Rule 5 (at most MaxRetries retries, last answer returned):
+//   TestMaxRetriesHonored.
+// Every rule at the policy level: TestShouldRetryPolicy.
 
 import (
 	"context"
@@ -46,7 +44,6 @@ import (
 	"time"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
@@ -120,70 +117,7 @@ func TestShouldRetryPolicy(t *testing.T) {
 	}
 }
 
-// ---- Rule 1: GET ----
-
-func TestRetryGET429HonorsRetryAfter(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		emu, c := startInProcess(t, emulator.Options{}, nil)
-		emu.SetFaults(emulator.Faults{RetryAfterSeconds: 7, Rules: []emulator.FaultRule{{Method: "GET", PathPrefix: "/v1/plans", Action: "status", Status: 429, Times: 1}}})
-		start := time.Now()
-		p, err := c.GetPlan(bg, "plan_001")
-		if err != nil || p.ID != "plan_001" {
-			t.Fatalf("GetPlan = %v, %v", p, err)
-		}
-		if waited := time.Since(start); waited != 7*time.Second {
-			t.Errorf("waited %v, want exactly 7s from Retry-After", waited)
-		}
-		if n := emu.RequestCounts()["GET /v1/plans/{id}"]; n != 2 {
-			t.Errorf("requests = %d, want 2", n)
-		}
-	})
-}
-
-// A Retry-After longer than MaxRetryAfter (which caps 5xx backoff only) is
-// waited out in full: a request sent earlier would only meet another 429.
-func TestRetryAfterLongerThanCapWaitedOut(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		emu, c := startInProcess(t, emulator.Options{}, func(cfg *Config) { cfg.MaxRetryAfter = 5 * time.Second })
-		emu.SetFaults(emulator.Faults{RetryAfterSeconds: 120, Rules: []emulator.FaultRule{{Method: "GET", Action: "status", Status: 429, Times: 2}}})
-		start := time.Now()
-		if _, err := c.GetPlan(bg, "plan_001"); err != nil {
-			t.Fatal(err)
-		}
-		if waited := time.Since(start); waited != 240*time.Second {
-			t.Errorf("waited %v, want 2 × 120s", waited)
-		}
-		if n := emu.RequestCounts()["GET /v1/plans/{id}"]; n != 3 {
-			t.Errorf("requests = %d, want 3", n)
-		}
-	})
-}
-
-// A Retry-After that ends past the request's deadline is not waited at
-// all: the request ends at once with the service's 429 and its wait.
-func TestRetryAfterPastDeadlineFailsAtOnce(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		emu, c := startInProcess(t, emulator.Options{}, nil)
-		emu.SetFaults(emulator.Faults{RetryAfterSeconds: 3600, Rules: []emulator.FaultRule{{Method: "GET", Action: "status", Status: 429}}})
-		ctx, cancel := context.WithTimeout(bg, 20*time.Minute)
-		defer cancel()
-		start := time.Now()
-		_, err := c.GetPlan(ctx, "plan_001")
-		var apiErr *APIError
-		if !errors.As(err, &apiErr) || apiErr.StatusCode != 429 || apiErr.RetryAfter != time.Hour {
-			t.Fatalf("error = %v, want the 429 with its Retry-After of 1h", err)
-		}
-		if waited := time.Since(start); waited != 0 {
-			t.Errorf("waited %v, want none", waited)
-		}
-		if n := emu.RequestCounts()["GET /v1/plans/{id}"]; n != 1 {
-			t.Errorf("requests = %d, want 1", n)
-		}
-	})
-}
+// ---- Rule 1: reads sent again ----
 
 func TestRetryAfterHTTPDate(t *testing.T) {
 	t.Parallel()
@@ -322,165 +256,7 @@ func TestRetryGETTimeout(t *testing.T) {
 	}
 }
 
-// ---- Rule 2: POST ----
-
-func TestRetryPOST429(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		emu, c := startInProcess(t, emulator.Options{}, nil)
-		emu.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "POST", Action: "status", Status: 429, Times: 1}}})
-		start := time.Now()
-		if _, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"}); err != nil {
-			t.Fatalf("CreateSubscription: %v", err)
-		}
-		if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 2 {
-			t.Errorf("POSTs = %d, want 2 (a 429 means the service did not act)", n)
-		}
-		if waited := time.Since(start); waited != time.Second {
-			t.Errorf("waited %v, want 1s from Retry-After", waited)
-		}
-		if s := emu.Stats().Subscriptions; s != 1 {
-			t.Errorf("subscriptions = %d, want 1", s)
-		}
-	})
-}
-
-// A create refused with 429 until its deadline is sent again for as long
-// as the deadline allows, whatever MaxRetries says, and ends with the
-// service's 429: a refusal, never an uncertain create.
-func TestRetryPOST429UntilDeadline(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		emu, c := startInProcess(t, emulator.Options{}, func(cfg *Config) { cfg.MaxRetries = ptr(0) })
-		emu.SetFaults(emulator.Faults{RetryAfterSeconds: 2, Rules: []emulator.FaultRule{{Method: "POST", Action: "status", Status: 429}}})
-		ctx, cancel := context.WithTimeout(bg, 7*time.Second)
-		defer cancel()
-		start := time.Now()
-		_, err := c.CreateSubscription(ctx, CreateSubscriptionRequest{PlanID: "plan_001"})
-		var uncertain *UncertainCreateError
-		if errors.As(err, &uncertain) {
-			t.Errorf("a 429 is a refusal, not an uncertain create: %v", err)
-		}
-		var apiErr *APIError
-		if !errors.As(err, &apiErr) || apiErr.StatusCode != 429 || apiErr.RetryAfter != 2*time.Second || apiErr.Code != "rateLimited" {
-			t.Fatalf("error = %s, want the last 429", dump(apiErr))
-		}
-		// Sent at 0, 2, 4 and 6 s; the next would be at 8, past the deadline.
-		if n := emu.RequestCounts()["POST /v1/subscriptions"]; n != 4 {
-			t.Errorf("POSTs = %d, want 4", n)
-		}
-		if waited := time.Since(start); waited != 6*time.Second {
-			t.Errorf("waited %v, want 6s", waited)
-		}
-	})
-}
-
-func TestRetryPOSTConnectionRefused(t *testing.T) {
-	t.Parallel()
-	c := newTestClient(t, closedAddress(t), func(cfg *Config) { cfg.MaxRetries = ptr(3) })
-	_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
-	var uncertain *UncertainCreateError
-	if errors.As(err, &uncertain) {
-		t.Errorf("a refused connection cannot have created anything; got %v", err)
-	}
-	var reqErr *RequestError
-	if !errors.As(err, &reqErr) || reqErr.Attempts != 4 || reqErr.Method != "POST" {
-		t.Fatalf("error = %v, want a RequestError after 4 attempts: nothing was sent, so retrying is safe", err)
-	}
-}
-
-// uncertainCreate creates a subscription from plan_001 with c and checks
-// that the error is an UncertainCreateError saying that the create may have
-// taken effect; it returns that error. The advice on finding and importing it is
-// the diagnostics' (TestDetailTexts in internal/diagnostics).
-func uncertainCreate(t *testing.T, c *Client) error {
-	t.Helper()
-	_, err := c.CreateSubscription(bg, CreateSubscriptionRequest{PlanID: "plan_001"})
-	var uncertain *UncertainCreateError
-	if !errors.As(err, &uncertain) {
-		t.Fatalf("error = %v (%T), want *UncertainCreateError", err, err)
-	}
-	for _, part := range []string{"may have created", "not retried"} {
-		if !strings.Contains(err.Error(), part) {
-			t.Errorf("error text %q lacks %q", err, part)
-		}
-	}
-	return err
-}
-
-// uncertainCreateUnder is uncertainCreate with a new client of an emulator
-// whose answers follow rule.
-func uncertainCreateUnder(t *testing.T, rule emulator.FaultRule) (emu *emulatortest.Server, c *Client, err error) {
-	t.Helper()
-	emu = startWithFaults(t, rule)
-	c = newTestClient(t, emu.URL, nil)
-	return emu, c, uncertainCreate(t, c)
-}
-
-func TestNoRetryPOST5xx(t *testing.T) {
-	t.Parallel()
-	for _, rule := range []emulator.FaultRule{
-		{Action: "status", Status: 500}, {Action: "status", Status: 501}, {Action: "status", Status: 502},
-		{Action: "status", Status: 503}, {Action: "status", Status: 504},
-		{Action: "html"}, {Action: "empty"}, {Action: "html", Status: 504},
-	} {
-		t.Run(fmt.Sprintf("%s-%d", rule.Action, rule.Status), func(t *testing.T) {
-			t.Parallel()
-			rule.Method = "POST"
-			emu, _, err := uncertainCreateUnder(t, rule)
-			want := rule.Status
-			if want == 0 {
-				want = 502
-			}
-			var apiErr *APIError
-			if !errors.As(err, &apiErr) || apiErr.StatusCode != want || apiErr.Attempts != 1 {
-				t.Errorf("wrapped APIError = %s, want status %d after 1 attempt", dump(apiErr), want)
-			}
-			expectOnePOST(t, emu, "a 5xx to a POST must never be retried")
-		})
-	}
-}
-
-func TestNoRetryPOSTDroppedAfterProcessing(t *testing.T) {
-	t.Parallel()
-	emu, c, err := uncertainCreateUnder(t, emulator.FaultRule{Method: "POST", Action: "drop"})
-	var reqErr *RequestError
-	if !errors.As(err, &reqErr) || reqErr.Attempts != 1 {
-		t.Errorf("wrapped error = %v, want the RequestError of a single attempt", err)
-	}
-	expectOnePOST(t, emu, "want exactly one POST")
-	if s := emu.Stats().Subscriptions; s != 1 {
-		t.Errorf("subscriptions = %d, want 1: the service did create it", s)
-	}
-	// The advice works: the newest subscription is the one created.
-	newest, err := Collect(c.Subscriptions(bg), nil, 1)
-	if err != nil || len(newest) != 1 || newest[0].PlanID != "plan_001" {
-		t.Errorf("newest subscription = %s, %v", dump(newest), err)
-	}
-}
-
-func TestNoRetryPOSTTimeout(t *testing.T) {
-	t.Parallel()
-	var calls counter
-	srv := slowServer(t, &calls)
-	c := newTestClient(t, srv.URL, func(cfg *Config) { cfg.RequestTimeout = 100 * time.Millisecond })
-	_ = uncertainCreate(t, c) // checked inside
-	if n := calls.get("POST /v1/subscriptions"); n != 1 {
-		t.Errorf("POSTs = %d; a POST that timed out after being sent is not retried", n)
-	}
-}
-
-func TestNoRetryPOSTUnreadableAnswer(t *testing.T) {
-	t.Parallel()
-	emu, _, err := uncertainCreateUnder(t, emulator.FaultRule{Method: "POST", Action: "malformed"})
-	var decErr *DecodeError
-	if !errors.As(err, &decErr) || decErr.StatusCode != 200 {
-		t.Errorf("wrapped error = %v, want a DecodeError of the 200", err)
-	}
-	expectOnePOST(t, emu, "")
-}
-
-// ---- Rule 3: never retried ----
+// ---- Rule 1: never retried ----
 
 func TestNoRetry4xx(t *testing.T) {
 	t.Parallel()
@@ -575,7 +351,7 @@ func TestNoRetryCancelledContext(t *testing.T) {
 	})
 }
 
-// ---- Rule 4: MaxRetries ----
+// ---- Rule 5: MaxRetries ----
 
 func TestMaxRetriesHonored(t *testing.T) {
 	t.Parallel()
@@ -609,98 +385,5 @@ func TestMaxRetriesHonored(t *testing.T) {
 				t.Errorf("error text %q should count the attempts", err)
 			}
 		})
-	}
-}
-
-// ---- backoff ----
-
-func TestBackoffGrowsWithinBounds(t *testing.T) {
-	t.Parallel()
-	for _, cfg := range []struct{ min, max time.Duration }{
-		{DefaultMinRetryWait, DefaultMaxRetryWait},
-		{time.Second, 30 * time.Second},
-		{100 * time.Millisecond, 2 * time.Minute},
-		{10 * time.Second, 5 * time.Minute},
-		{2 * time.Second, time.Second}, // min above max: max wins
-	} {
-		prevCap := time.Duration(0)
-		for n := 0; n <= 64; n++ {
-			// The cap for retry n: min·2ⁿ, at most max, computed without overflow.
-			capN := cfg.max
-			if n < 62 && cfg.min <= cfg.max>>n {
-				capN = cfg.min << n
-			}
-			if capN < prevCap {
-				t.Fatalf("%v..%v: cap shrank at retry %d", cfg.min, cfg.max, n)
-			}
-			prevCap = capN
-			lo, hi := capN, time.Duration(0)
-			for range 200 {
-				d := backoff(cfg.min, cfg.max, time.Minute, n, nil)
-				if d < capN/2 || d > capN {
-					t.Fatalf("%v..%v retry %d: backoff = %v, want within [%v, %v]", cfg.min, cfg.max, n, d, capN/2, capN)
-				}
-				lo, hi = min(lo, d), max(hi, d)
-			}
-			if lo == hi {
-				t.Errorf("%v..%v retry %d: 200 backoffs all %v; want jitter", cfg.min, cfg.max, n, lo)
-			}
-		}
-	}
-	// An answer without Retry-After backs off exponentially as well.
-	resp := &http.Response{StatusCode: 503, Header: http.Header{}}
-	if d := backoff(time.Second, time.Minute, time.Minute, 3, resp); d < 4*time.Second || d > 8*time.Second {
-		t.Errorf("backoff(retry 3, no Retry-After) = %v, want within [4s, 8s]", d)
-	}
-}
-
-func TestBackoffRetryAfter(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		header string
-		want   time.Duration // 0: exponential fallback
-	}{
-		{"7", 7 * time.Second},
-		{" 7 ", 7 * time.Second},
-		{"59", 59 * time.Second},
-		{"120", time.Minute},            // capped at maxRetryAfter
-		{"99999999999999", time.Minute}, // huge: capped, no overflow
-		{"0", 0},
-		{"-3", 0},
-		{"soon", 0},
-		{"7.5", 0},
-		{time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat), 0}, // in the past
-	} {
-		resp := &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {tc.header}}}
-		d := backoff(time.Second, 10*time.Second, time.Minute, 2, resp)
-		switch {
-		case tc.want != 0 && d != tc.want:
-			t.Errorf("Retry-After %q: backoff = %v, want %v", tc.header, d, tc.want)
-		case tc.want == 0 && (d < 2*time.Second || d > 4*time.Second):
-			t.Errorf("Retry-After %q: backoff = %v, want the exponential fallback in [2s, 4s]", tc.header, d)
-		}
-	}
-}
-
-func TestParseRetryAfter(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, tc := range []struct {
-		in   string
-		want time.Duration
-	}{
-		{"", 0},
-		{"7", 7 * time.Second},
-		{"0", 0},
-		{"-1", 0},
-		{"86400", 24 * time.Hour},
-		{"9999999999999999", 24 * time.Hour},
-		{"Thu, 01 Jan 2026 00:00:30 GMT", 30 * time.Second},
-		{"Wed, 31 Dec 2025 23:59:00 GMT", 0},
-		{"not a date", 0},
-	} {
-		if got := parseRetryAfter(tc.in, now); got != tc.want {
-			t.Errorf("parseRetryAfter(%q) = %v, want %v", tc.in, got, tc.want)
-		}
 	}
 }
