@@ -135,9 +135,9 @@ func (e *RateLimitWaitError) Error() string {
 	switch {
 	case e.Ahead > 0:
 		fmt.Fprintf(&b, "%d of this client's own requests were still ahead of it in its queue, spaced at %s per second (%s); ",
-			e.Ahead, formatRate(e.Rate), spacing)
+			e.Ahead, FormatRate(e.Rate), spacing)
 	case e.Queued > 0:
-		fmt.Fprintf(&b, "this client's own spacing at %s per second (%s) would hold it %s more; ", formatRate(e.Rate), spacing, FormatWait(e.Queued))
+		fmt.Fprintf(&b, "this client's own spacing at %s per second (%s) would hold it %s more; ", FormatRate(e.Rate), spacing, FormatWait(e.Queued))
 	}
 	if e.Left > 0 {
 		fmt.Fprintf(&b, "its deadline was %s away, too soon (it had waited %s)", FormatWait(e.Left), FormatWait(e.Waited))
@@ -161,4 +161,6 @@ func FormatWait(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-func formatRate(r float64) string { return strconv.FormatFloat(r, 'g', 3, 64) }
+// FormatRate writes a rate, in requests a second, to three significant
+// figures: 0.3, 1.6, 5, 12.5.
+func FormatRate(r float64) string { return strconv.FormatFloat(r, 'g', 3, 64) }

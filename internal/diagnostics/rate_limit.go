@@ -2,7 +2,6 @@ package diagnostics
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -65,7 +64,7 @@ func RateLimitSlowed(s client.RateLimitSlowdown) diag.Diagnostic {
 		case q.FixedWindow && q.Accepted > 0:
 			quota += fmt.Sprintf("; it accepted %s of this run over %s", count(q.Accepted, "request"), client.FormatWait(q.Over))
 		case q.Used > 0:
-			quota += fmt.Sprintf("; this run's requests were accepted at %s a second, %.0f%% of it", formatRate(q.Used), 100*min(1, q.Used/q.PerSecond))
+			quota += fmt.Sprintf("; this run's requests were accepted at %s a second, %.0f%% of it", client.FormatRate(q.Used), 100*min(1, q.Used/q.PerSecond))
 		}
 		if q.Others {
 			quota += ", and its remaining count showed other clients spending it too: pipelines or people sharing this token"
@@ -81,7 +80,7 @@ func RateLimitSlowed(s client.RateLimitSlowdown) diag.Diagnostic {
 func rateLimitNextStep(s client.RateLimitSlowdown) string {
 	ceiling := "set max_requests_per_second in the provider block (or MOBILEPLAN_MAX_REQUESTS_PER_SECOND) to this run's share of it"
 	if s.Ceiling > 0 {
-		ceiling = fmt.Sprintf("lower this provider's max_requests_per_second (now %s) to this run's share of it", formatRate(s.Ceiling))
+		ceiling = fmt.Sprintf("lower this provider's max_requests_per_second (now %s) to this run's share of it", client.FormatRate(s.Ceiling))
 	}
 	switch q := s.Quota; {
 	case q != nil && q.Others:
@@ -94,5 +93,3 @@ func rateLimitNextStep(s client.RateLimitSlowdown) string {
 	return "The service does not say how much of its quota is left, so whether others share it is not known. " +
 		"The quota is shared by every client of the account's token: if pipelines or people share this token, " + ceiling + "."
 }
-
-func formatRate(r float64) string { return strconv.FormatFloat(r, 'g', 3, 64) }
