@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/protocol"
 )
 
 // The tests run what main.go serves, NewProtocol6. With
@@ -39,7 +41,7 @@ func testComposition(opts ...Option) func() tfprotov6.ProviderServer {
 		return NewProtocol6("test", opts...)
 	}
 	plain := NewProtocol6("test", slices.Concat(opts, []Option{withoutSpeedUps()})...)
-	return func() tfprotov6.ProviderServer { return recordingServer{frameworkServer: plain().(frameworkServer)} }
+	return func() tfprotov6.ProviderServer { return recordingServer{Server: plain().(protocol.Server)} }
 }
 
 // testServer is a new provider server of the composition the tests run.
@@ -60,21 +62,21 @@ func testProviderFactories(opts ...Option) map[string]func() (tfprotov6.Provider
 // type the plain parity run has applied, read or listed.
 var exercised sync.Map
 
-type recordingServer struct{ frameworkServer }
+type recordingServer struct{ protocol.Server }
 
 func (s recordingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	exercised.Store("resource "+req.TypeName, true)
-	return s.frameworkServer.ApplyResourceChange(ctx, req)
+	return s.Server.ApplyResourceChange(ctx, req)
 }
 
 func (s recordingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
 	exercised.Store("data "+req.TypeName, true)
-	return s.frameworkServer.ReadDataSource(ctx, req)
+	return s.Server.ReadDataSource(ctx, req)
 }
 
 func (s recordingServer) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
 	exercised.Store("list "+req.TypeName, true)
-	return s.frameworkServer.ListResource(ctx, req)
+	return s.Server.ListResource(ctx, req)
 }
 
 // unexercisedTypes are the provider's types the plain parity run has not

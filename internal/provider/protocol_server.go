@@ -11,6 +11,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/protocol"
 )
 
 // seam is the protocol server in front of every other (NewProtocol6): the
@@ -34,7 +35,7 @@ import (
 //     takes the report over. In an apply, each create's plan comes right
 //     before its apply and waits on nothing: only an apply reports there.
 type seam struct {
-	frameworkServer
+	protocol.Server
 	stop  *stopSignal
 	rec   *recovery
 	grace time.Duration
@@ -45,44 +46,34 @@ type seam struct {
 	started  chan struct{} // closed when a call starts
 }
 
-// frameworkServer is every service the framework's server offers, the
-// optional ones included: Terraform finds those by type assertion, so a
-// wrapper that embedded only tfprotov6.ProviderServer would hide them.
-type frameworkServer interface {
-	tfprotov6.ProviderServer
-	tfprotov6.ListResourceServer
-	tfprotov6.ActionServer
-	tfprotov6.StateStoreServer
-}
-
 // newSeam returns server with the seam in front of it; a server without
 // every optional service of the framework's is returned as it is.
 func newSeam(server tfprotov6.ProviderServer, stop *stopSignal, rec *recovery) tfprotov6.ProviderServer {
-	full, complete := server.(frameworkServer)
+	full, complete := server.(protocol.Server)
 	if !complete {
 		return server
 	}
-	return &seam{frameworkServer: full, stop: stop, rec: rec, grace: lastOperationGrace, after: time.After, started: make(chan struct{})}
+	return &seam{Server: full, stop: stop, rec: rec, grace: lastOperationGrace, after: time.After, started: make(chan struct{})}
 }
 
 // Unwrap is the server behind the seam: the speed-ups' tests reach theirs
 // through it.
-func (s *seam) Unwrap() tfprotov6.ProviderServer { return s.frameworkServer }
+func (s *seam) Unwrap() tfprotov6.ProviderServer { return s.Server }
 
 func (s *seam) StopProvider(ctx context.Context, req *tfprotov6.StopProviderRequest) (*tfprotov6.StopProviderResponse, error) {
 	s.stop.stop()
-	return s.frameworkServer.StopProvider(ctx, req)
+	return s.Server.StopProvider(ctx, req)
 }
 
 func (s *seam) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	if req.TypeName != subscriptionTypeName {
-		return s.frameworkServer.ReadResource(ctx, req)
+		return s.Server.ReadResource(ctx, req)
 	}
 	s.begin()
 	if req.CurrentState != nil {
 		s.rec.sawID(idOfState(req.CurrentState.MsgPack))
 	}
-	resp, err := s.frameworkServer.ReadResource(ctx, req)
+	resp, err := s.Server.ReadResource(ctx, req)
 	if resp != nil {
 		resp.Diagnostics = append(resp.Diagnostics, s.end(ctx, false)...)
 	}
@@ -91,7 +82,7 @@ func (s *seam) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequ
 
 func (s *seam) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	if req.TypeName != subscriptionTypeName {
-		return s.frameworkServer.PlanResourceChange(ctx, req)
+		return s.Server.PlanResourceChange(ctx, req)
 	}
 	s.begin()
 	if s.rec != nil {
@@ -100,7 +91,7 @@ func (s *seam) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResour
 	if req.PriorState != nil {
 		s.rec.sawID(idOfState(req.PriorState.MsgPack))
 	}
-	resp, err := s.frameworkServer.PlanResourceChange(ctx, req)
+	resp, err := s.Server.PlanResourceChange(ctx, req)
 	if resp != nil {
 		resp.Diagnostics = append(resp.Diagnostics, s.end(ctx, false)...)
 	}
@@ -109,11 +100,11 @@ func (s *seam) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResour
 
 func (s *seam) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
 	if req.TypeName != subscriptionTypeName {
-		return s.frameworkServer.ImportResourceState(ctx, req)
+		return s.Server.ImportResourceState(ctx, req)
 	}
 	s.begin()
 	s.rec.sawID(req.ID)
-	resp, err := s.frameworkServer.ImportResourceState(ctx, req)
+	resp, err := s.Server.ImportResourceState(ctx, req)
 	if resp != nil {
 		resp.Diagnostics = append(resp.Diagnostics, s.end(ctx, false)...)
 	}
@@ -122,13 +113,13 @@ func (s *seam) ImportResourceState(ctx context.Context, req *tfprotov6.ImportRes
 
 func (s *seam) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	if req.TypeName != subscriptionTypeName {
-		return s.frameworkServer.ApplyResourceChange(ctx, req)
+		return s.Server.ApplyResourceChange(ctx, req)
 	}
 	s.begin()
 	if s.rec != nil {
 		s.rec.applied.Store(true)
 	}
-	resp, err := s.frameworkServer.ApplyResourceChange(ctx, req)
+	resp, err := s.Server.ApplyResourceChange(ctx, req)
 	if resp != nil {
 		resp.Diagnostics = append(resp.Diagnostics, s.end(ctx, true)...)
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/protocol"
 )
 
 // ReleaseContexts returns server, the framework's, with in front of it what
@@ -36,14 +38,14 @@ import (
 // request ends: then BenchmarkRequestContexts's framework_only row keeps
 // about what its released row does.
 func ReleaseContexts(server tfprotov6.ProviderServer) tfprotov6.ProviderServer {
-	full, ok := server.(frameworkServer)
+	full, ok := server.(protocol.Server)
 	if !ok {
 		return server
 	}
-	return &releasingServer{frameworkServer: full}
+	return &releasingServer{Server: full}
 }
 
-type releasingServer struct{ frameworkServer }
+type releasingServer struct{ protocol.Server }
 
 // released is the context a request's context becomes once it is
 // answered: done, without values.
@@ -83,60 +85,60 @@ func answered[Resp any](ctx context.Context, call func(context.Context) (Resp, e
 
 func (s *releasingServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	return answered(ctx, func(ctx context.Context) (*tfprotov6.ValidateResourceConfigResponse, error) {
-		return s.frameworkServer.ValidateResourceConfig(ctx, req)
+		return s.Server.ValidateResourceConfig(ctx, req)
 	})
 }
 
 func (s *releasingServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
 	return answered(ctx, func(ctx context.Context) (*tfprotov6.UpgradeResourceStateResponse, error) {
-		return s.frameworkServer.UpgradeResourceState(ctx, req)
+		return s.Server.UpgradeResourceState(ctx, req)
 	})
 }
 
 func (s *releasingServer) UpgradeResourceIdentity(ctx context.Context, req *tfprotov6.UpgradeResourceIdentityRequest) (*tfprotov6.UpgradeResourceIdentityResponse, error) {
 	return answered(ctx, func(ctx context.Context) (*tfprotov6.UpgradeResourceIdentityResponse, error) {
-		return s.frameworkServer.UpgradeResourceIdentity(ctx, req)
+		return s.Server.UpgradeResourceIdentity(ctx, req)
 	})
 }
 
 func (s *releasingServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	return answered(ctx, func(ctx context.Context) (*tfprotov6.ReadResourceResponse, error) {
-		return s.frameworkServer.ReadResource(ctx, req)
+		return s.Server.ReadResource(ctx, req)
 	})
 }
 
 func (s *releasingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	return answered(ctx, func(ctx context.Context) (*tfprotov6.PlanResourceChangeResponse, error) {
-		return s.frameworkServer.PlanResourceChange(ctx, req)
+		return s.Server.PlanResourceChange(ctx, req)
 	})
 }
 
 func (s *releasingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	return answered(ctx, func(ctx context.Context) (*tfprotov6.ApplyResourceChangeResponse, error) {
-		return s.frameworkServer.ApplyResourceChange(ctx, req)
+		return s.Server.ApplyResourceChange(ctx, req)
 	})
 }
 
 func (s *releasingServer) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
 	return answered(ctx, func(ctx context.Context) (*tfprotov6.ImportResourceStateResponse, error) {
-		return s.frameworkServer.ImportResourceState(ctx, req)
+		return s.Server.ImportResourceState(ctx, req)
 	})
 }
 
 func (s *releasingServer) MoveResourceState(ctx context.Context, req *tfprotov6.MoveResourceStateRequest) (*tfprotov6.MoveResourceStateResponse, error) {
 	return answered(ctx, func(ctx context.Context) (*tfprotov6.MoveResourceStateResponse, error) {
-		return s.frameworkServer.MoveResourceState(ctx, req)
+		return s.Server.MoveResourceState(ctx, req)
 	})
 }
 
 func (s *releasingServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
 	return answered(ctx, func(ctx context.Context) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
-		return s.frameworkServer.ValidateDataResourceConfig(ctx, req)
+		return s.Server.ValidateDataResourceConfig(ctx, req)
 	})
 }
 
 func (s *releasingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
 	return answered(ctx, func(ctx context.Context) (*tfprotov6.ReadDataSourceResponse, error) {
-		return s.frameworkServer.ReadDataSource(ctx, req)
+		return s.Server.ReadDataSource(ctx, req)
 	})
 }

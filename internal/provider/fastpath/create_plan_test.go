@@ -13,20 +13,20 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/protocol"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
 )
 
 // frameworkPlans counts the plans a wrapper leaves to the framework.
 type frameworkPlans struct {
-	fastpath.FrameworkServer
+	protocol.Server
 	n int
 }
 
 func (f *frameworkPlans) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	f.n++
-	return f.FrameworkServer.PlanResourceChange(ctx, req)
+	return f.Server.PlanResourceChange(ctx, req)
 }
 
 // TestCreatePlan_sameAsFramework is the proof of createPlan: the plans of
@@ -44,7 +44,7 @@ func TestCreatePlan_sameAsFramework(t *testing.T) {
 	framework := acctest.NewProtoHarness(t, providerserver.NewProtocol6(provider.New("test")())(), srv)
 	served := acctest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
 	wrapper := accelerator(t, served.Server)
-	counted := &frameworkPlans{FrameworkServer: *wrapper.Framework()}
+	counted := &frameworkPlans{Server: *wrapper.Framework()}
 	*wrapper.Framework() = counted
 
 	h := served

@@ -5,6 +5,8 @@ import (
 	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/protocol"
 )
 
 // What the tests of package fastpath_test, which import the provider that
@@ -13,11 +15,8 @@ import (
 // ProtocolServer is the server Accelerate returns.
 type ProtocolServer = protocolServer
 
-// FrameworkServer is every service of the framework's server.
-type FrameworkServer = frameworkServer
-
 // Framework is the server s answers for, and what a test puts in its place.
-func (s *protocolServer) Framework() *frameworkServer { return &s.frameworkServer }
+func (s *protocolServer) Framework() *protocol.Server { return &s.Server }
 
 // UnchangedPlan is unchangedPlan for the resource req names; false for a
 // resource s was not told about.

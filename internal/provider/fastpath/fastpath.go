@@ -24,6 +24,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/protocol"
 )
 
 // Resource is what the accelerator must be told of a resource to answer
@@ -57,11 +59,11 @@ type Resource struct {
 // framework's is returned as it is: wrapping it would hide the ones it
 // has.
 func Accelerate(server tfprotov6.ProviderServer, resources ...Resource) tfprotov6.ProviderServer {
-	full, ok := server.(frameworkServer)
+	full, ok := server.(protocol.Server)
 	if !ok {
 		return server
 	}
-	s := &protocolServer{frameworkServer: full, resources: map[string]*resource{}}
+	s := &protocolServer{Server: full, resources: map[string]*resource{}}
 	for _, r := range resources {
 		s.resources[r.TypeName] = &resource{Resource: r, renewalPossibleBySet: renewalTable(r)}
 	}

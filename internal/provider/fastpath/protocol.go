@@ -10,21 +10,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/vmihailenco/msgpack/v5"
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/protocol"
 )
 
-// frameworkServer is every service the framework's server offers, the
-// optional ones (list resources, actions, state stores) included: the
-// protocol server finds those by type assertion, so a wrapper that embedded
-// only tfprotov6.ProviderServer would hide them.
-type frameworkServer interface {
-	tfprotov6.ProviderServer
-	tfprotov6.ListResourceServer
-	tfprotov6.ActionServer
-	tfprotov6.StateStoreServer
-}
-
 type protocolServer struct {
-	frameworkServer
+	protocol.Server
 	resources map[string]*resource // by type name
 
 	validMu sync.Mutex
@@ -72,7 +63,7 @@ const maxValidConfigs = 1024
 // validate_framework_only costs about what validate does.
 func (s *protocolServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	if s.resources[req.TypeName] == nil || req.Config == nil || len(req.Config.MsgPack) == 0 {
-		return s.frameworkServer.ValidateResourceConfig(ctx, req)
+		return s.Server.ValidateResourceConfig(ctx, req)
 	}
 	key := validationKey{typeName: req.TypeName, config: string(req.Config.MsgPack)}
 	if req.ClientCapabilities != nil {
@@ -84,7 +75,7 @@ func (s *protocolServer) ValidateResourceConfig(ctx context.Context, req *tfprot
 	if seen {
 		return &tfprotov6.ValidateResourceConfigResponse{}, nil
 	}
-	resp, err := s.frameworkServer.ValidateResourceConfig(ctx, req)
+	resp, err := s.Server.ValidateResourceConfig(ctx, req)
 	if err == nil && resp != nil && len(resp.Diagnostics) == 0 {
 		s.validMu.Lock()
 		if s.valid == nil {
@@ -119,7 +110,7 @@ func (s *protocolServer) PlanResourceChange(ctx context.Context, req *tfprotov6.
 			return resp, nil
 		}
 	}
-	return s.frameworkServer.PlanResourceChange(ctx, req)
+	return s.Server.PlanResourceChange(ctx, req)
 }
 
 // unchangedPlan answers the plan of a resource r whose proposed new state

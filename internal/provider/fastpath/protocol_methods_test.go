@@ -29,7 +29,7 @@ func TestProtocol6_hasEveryMethodOfTheFrameworksServer(t *testing.T) {
 		got, ok := st.MethodByName(want.Name)
 		switch {
 		case !ok:
-			t.Errorf("the framework's server has %s and the served %s does not: add its interface to fastpath.FrameworkServer", want.Name, st)
+			t.Errorf("the framework's server has %s and the served %s does not: add its interface to protocol.Server (internal/protocol)", want.Name, st)
 		case got.Type.String() != strings.Replace(want.Type.String(), framework.String(), st.String(), 1):
 			t.Errorf("%s: framework %s, served %s", want.Name, want.Type, got.Type)
 		}
