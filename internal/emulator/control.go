@@ -225,7 +225,7 @@ type Stats struct {
 // Stats counts requests per route, subscriptions, free eSIMs, requests
 // the rate limit refused and webhook deliveries.
 func (e *Emulator) Stats() Stats {
-	st := Stats{Requests: e.RequestCounts(), RateLimited: e.limiter.limitedCount()}
+	st := Stats{Requests: e.RequestCounts(), RateLimited: e.quota.limitedCount()}
 	e.state.View(func(r *state.ReadTx) { st.Subscriptions, st.FreeEsims = r.Counts() })
 	if e.hooks != nil {
 		ws := e.hooks.stats()

@@ -44,7 +44,7 @@ type Options struct {
 	// Now is the wall clock; nil means time.Now.
 	Now func() time.Time
 	// RateLimit, when above 0, is how many /v1 requests per second each
-	// token may send (ratelimit.go); the rest are answered 429.
+	// token may send (quota.go); the rest are answered 429.
 	RateLimit float64
 	// RateLimitWindow, when above 0, makes that quota a fixed window of
 	// this length: RateLimit × RateLimitWindow requests per window, the
@@ -52,7 +52,7 @@ type Options struct {
 	// bucket.
 	RateLimitWindow time.Duration
 	// QuotaFields, with RateLimit, describes the token's quota on every
-	// answer (quota_fields.go); none by default.
+	// answer (quota.go); none by default.
 	QuotaFields QuotaFields
 	// QuotaFieldsQuirk makes those fields misbehave, for tests.
 	QuotaFieldsQuirk QuotaFieldsQuirk
@@ -70,7 +70,7 @@ type Emulator struct {
 	state     *state.Store
 	faults    faultInjector
 	hooks     *dispatcher
-	limiter   *rateLimiter
+	quota     *quota
 	logger    *log.Logger
 	mux       *http.ServeMux
 
@@ -116,7 +116,7 @@ func New(opts Options) (*Emulator, error) {
 		tokenHash: sha256.Sum256([]byte(opts.Token)),
 		dataset:   ds,
 		state:     st,
-		limiter:   newRateLimiter(opts.RateLimit, opts.RateLimitWindow, opts.QuotaFields, opts.QuotaFieldsQuirk),
+		quota:     newQuota(opts.RateLimit, opts.RateLimitWindow, opts.QuotaFields, opts.QuotaFieldsQuirk),
 		logger:    logger,
 		counts:    map[string]int{},
 	}
@@ -180,7 +180,7 @@ func (e *Emulator) apiMiddleware(next http.HandlerFunc) http.Handler {
 			writeError(w, http.StatusUnauthorized, newError(codeUnauthorized, "missing or invalid bearer token in the Authorization header"))
 			return
 		}
-		if !e.limiter.admit(w, e.tokenHash) { // the only token authorized passes
+		if !e.quota.admit(w, e.tokenHash) { // the only token authorized passes
 			return
 		}
 		if rule != nil && rule.Action == "drop" {

@@ -11,9 +11,9 @@ import (
 
 // The bucket holds q requests and refills at the rate: 20 per second lets
 // a burst of 20 through, then one every 50 ms.
-func TestRateLimiterTokenBucket(t *testing.T) {
+func TestQuotaTokenBucket(t *testing.T) {
 	t.Parallel()
-	l := newRateLimiter(20, 0, QuotaFieldsNone, QuirkNone)
+	l := newQuota(20, 0, QuotaFieldsNone, QuirkNone)
 	now := time.Unix(1_000_000, 0)
 	l.now = func() time.Time { return now }
 	var key [32]byte
@@ -43,16 +43,16 @@ func TestRateLimiterTokenBucket(t *testing.T) {
 	if ok, _, _ := l.allow(other); !ok {
 		t.Error("another token shares the first one's bucket")
 	}
-	if newRateLimiter(0, 0, QuotaFieldsNone, QuirkNone) != nil || (*rateLimiter)(nil).limitedCount() != 0 {
+	if newQuota(0, 0, QuotaFieldsNone, QuirkNone) != nil || (*quota)(nil).limitedCount() != 0 {
 		t.Error("a rate of 0 limits")
 	}
 }
 
 // A bucket under one a second holds what its fields say: at 0.3 a second,
 // 3 per 10 s, a burst of 3, then one every 3.33 s.
-func TestRateLimiterBucketUnderOneASecondHoldsWhatItsFieldsSay(t *testing.T) {
+func TestQuotaBucketUnderOneASecondHoldsWhatItsFieldsSay(t *testing.T) {
 	t.Parallel()
-	l := newRateLimiter(0.3, 0, QuotaFieldsNone, QuirkNone)
+	l := newQuota(0.3, 0, QuotaFieldsNone, QuirkNone)
 	now := time.Unix(1_000_000, 0)
 	l.now = func() time.Time { return now }
 	var key [32]byte
@@ -70,9 +70,9 @@ func TestRateLimiterBucketUnderOneASecondHoldsWhatItsFieldsSay(t *testing.T) {
 // A fixed window lets its count through at any pace, refuses the rest with
 // Retry-After to its end, and starts afresh with the first request after
 // it ended: 50 per 10 s.
-func TestRateLimiterFixedWindow(t *testing.T) {
+func TestQuotaFixedWindow(t *testing.T) {
 	t.Parallel()
-	l := newRateLimiter(5, 10*time.Second, QuotaFieldsIETF, QuirkNone)
+	l := newQuota(5, 10*time.Second, QuotaFieldsIETF, QuirkNone)
 	start := time.Unix(1_000_000, 0)
 	now := start
 	l.now = func() time.Time { return now }
@@ -99,11 +99,11 @@ func TestRateLimiterFixedWindow(t *testing.T) {
 	if n := l.limitedCount(); n != 2 {
 		t.Errorf("limited = %d, want 2", n)
 	}
-	if q, w := l.policy(); q != 50 || w != 10 {
+	if q, w := l.terms(); q != 50 || w != 10 {
 		t.Errorf("policy q=%d;w=%d, want q=50;w=10", q, w)
 	}
-	hourly := newRateLimiter(100.0/3600, time.Hour, QuotaFieldsX, QuirkNone)
-	if q, w := hourly.policy(); q != 100 || w != 3600 || hourly.describe() != "100 requests per 1h0m0s (a fixed window)" {
+	hourly := newQuota(100.0/3600, time.Hour, QuotaFieldsX, QuirkNone)
+	if q, w := hourly.terms(); q != 100 || w != 3600 || hourly.describe() != "100 requests per 1h0m0s (a fixed window)" {
 		t.Errorf("an hourly window of 100: q=%d;w=%d, %q", q, w, hourly.describe())
 	}
 }
@@ -117,11 +117,11 @@ func TestQuotaFieldsStateTheQuota(t *testing.T) {
 		perSecond float64
 		q, w      int
 	}{{5, 5, 1}, {20, 20, 1}, {1, 1, 1}, {0.3, 3, 10}, {2.5, 5, 2}, {0.05, 1, 20}} {
-		if q, w := newRateLimiter(tc.perSecond, 0, QuotaFieldsIETF, QuirkNone).policy(); q != tc.q || w != tc.w {
+		if q, w := newQuota(tc.perSecond, 0, QuotaFieldsIETF, QuirkNone).terms(); q != tc.q || w != tc.w {
 			t.Errorf("policy of %v a second: q=%d;w=%d, want q=%d;w=%d", tc.perSecond, q, w, tc.q, tc.w)
 		}
 	}
-	l := newRateLimiter(5, 0, QuotaFieldsIETF, QuirkNone)
+	l := newQuota(5, 0, QuotaFieldsIETF, QuirkNone)
 	now := time.Unix(1_000_000, 0)
 	l.now = func() time.Time { return now }
 	var key [32]byte
@@ -129,7 +129,7 @@ func TestQuotaFieldsStateTheQuota(t *testing.T) {
 	for range 6 {
 		h := http.Header{}
 		ok, _, s := l.allow(key)
-		l.writeQuotaFields(h, s)
+		l.writeFields(h, s)
 		got = append(got, fmt.Sprintf("%v %s %s", ok, h.Get("RateLimit-Policy"), h.Get("RateLimit")))
 	}
 	want := []string{
@@ -152,11 +152,11 @@ func TestQuotaFieldsStateTheQuota(t *testing.T) {
 		{0.3, 0, "3", "2", "4"},                 // 3 per 10 s: one spent, back in 3.33 s
 		{5, 10 * time.Second, "50", "49", "10"}, // a window of 50 per 10 s
 	} {
-		x := newRateLimiter(tc.perSecond, tc.window, QuotaFieldsX, QuirkNone)
+		x := newQuota(tc.perSecond, tc.window, QuotaFieldsX, QuirkNone)
 		x.now = l.now
 		h := http.Header{}
 		_, _, s := x.allow(key)
-		x.writeQuotaFields(h, s)
+		x.writeFields(h, s)
 		if h.Get("X-RateLimit-Limit") != tc.limit || h.Get("X-RateLimit-Remaining") != tc.left || h.Get("X-RateLimit-Reset") != tc.resets || h.Get("RateLimit") != "" {
 			t.Errorf("X-RateLimit fields of %v a second (window %v) after its first request: %v; want %s, %s, %s", tc.perSecond, tc.window, h, tc.limit, tc.left, tc.resets)
 		}
