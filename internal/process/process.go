@@ -1,7 +1,15 @@
 // Package process holds what the provider's process needs around the
-// plugin server and nothing of Terraform's schema: garbage-collector
-// settings, a CPU and a heap profile on request, a socket directory of its own, and
-// the watch that ends the provider when Terraform is gone.
+// plugin server, and nothing of Terraform's schema. Start prepares it:
+// the SDK's loggers off when no one asked for logs, garbage-collector
+// settings that hand over to Go's own once the live heap grows (gc.go), a
+// CPU and a heap profile on request (MOBILEPLAN_CPU_PROFILE,
+// MOBILEPLAN_HEAP_PROFILE), a socket directory of its own (socketdir.go),
+// and the watch that ends the process once Terraform is gone (parent.go):
+// ParentGone is closed, and the process exits when the work held with
+// Hold (a create sent, until its answer is recorded) is done. Beside it,
+// Interrupted is closed at the process's first interrupt (interrupt.go),
+// and ParentArgs reads Terraform's command line (parent_args.go): what
+// Terraform tells its providers of neither -target nor -exclude.
 package process
 
 import (

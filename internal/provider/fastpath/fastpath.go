@@ -6,15 +6,23 @@
 //     remembers configurations found valid and answers unchanged plans
 //     (protocol.go) and plans of creates (create_plan.go) of the resources
 //     it is told about, itself;
+//   - ReleaseContexts: a protocol server in front of the framework's that
+//     cuts each request's context from the framework once the request is
+//     answered (contexts.go), so that what a refreshing plan keeps live no
+//     longer grows with the workspace;
 //   - States: State.Set and State.Get without the framework's reflection
 //     (state_codec.go).
 //
 // It knows no provider: what it must know of a resource, the provider
-// declares in a Resource, and the provider composes both
-// (provider.NewProtocol6). Without them the provider works the same,
-// slower. Each speed-up says beside it when it can be deleted, and which
-// benchmark shows it; `make bench` measures each against the provider
-// without it.
+// declares in a Resource, and the provider composes the speed-ups
+// (provider.NewProtocol6: Accelerate in front of ReleaseContexts in front
+// of the framework's server). Its servers embed protocol.Server, so that
+// neither hides a service of the framework's. Without them the provider
+// works the same, slower. Each speed-up says beside it when it can be
+// deleted, and what shows its worth: BenchmarkProtocol (`make bench`)
+// measures the provider's calls with and without the package, and
+// TestReleaseContexts_keepsNothingOfAnsweredRequests what a request
+// leaves behind.
 package fastpath
 
 import (
