@@ -1,11 +1,19 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -18,7 +26,9 @@ import (
 // speed-ups (withoutSpeedUps), and the run fails unless it has applied
 // every resource, read every data source and listed every list resource:
 // the parity run `make test` makes (GNUmakefile: testacc-parity), which
-// proves the speed-ups can be deleted.
+// proves the speed-ups can be deleted. It runs the tests whose names end
+// in _parity (the GNUmakefile's PARITY_RUN), at least one a type
+// (TestParityRun_selectsATestPerType).
 var plainParityRun = os.Getenv("MOBILEPLAN_ACC_PARITY") == "plain"
 
 // withClock makes now the clock renewal compares expire_at with, instead
@@ -110,4 +120,51 @@ func unexercisedTypes() ([]string, error) {
 	}
 	slices.Sort(missing)
 	return missing, nil
+}
+
+// The parity run selects its tests by name, with the GNUmakefile's
+// PARITY_RUN: a test renamed out of it would leave a type the run no
+// longer covers, which only the parity run itself would notice, in make
+// test's last stage. So the tests it selects number at least the types it
+// must cover.
+func TestParityRun_selectsATestPerType(t *testing.T) {
+	t.Parallel()
+	makefile, err := os.ReadFile("../../GNUmakefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^PARITY_RUN := (\S+)$`).FindSubmatch(makefile)
+	if m == nil || !bytes.Contains(makefile, []byte("-run '$(PARITY_RUN)' ./internal/provider/")) {
+		t.Fatal("the GNUmakefile's testacc-parity no longer runs -run '$(PARITY_RUN)' on this package")
+	}
+	run, err := regexp.Compile(strings.ReplaceAll(string(m[1]), "$$", "$")) // make's $$ is the shell's $
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var selected []string
+	fset := token.NewFileSet()
+	for _, f := range files {
+		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") && run.MatchString(fn.Name.Name) {
+				selected = append(selected, fn.Name.Name)
+			}
+		}
+	}
+	schemas, err := NewProtocol6("test")().GetProviderSchema(t.Context(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := len(schemas.ResourceSchemas) + len(schemas.DataSourceSchemas) + len(schemas.ListResourceSchemas)
+	if len(selected) < types {
+		t.Errorf("the parity run (-run %q) selects %d tests, %v, for %d types to apply, read or list: name the test of each type with the suffix _parity",
+			run, len(selected), selected, types)
+	}
 }

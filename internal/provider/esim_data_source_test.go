@@ -11,7 +11,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
-func TestAccEsimDataSource(t *testing.T) {
+func TestAccEsimDataSource_parity(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
 	sub := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})

@@ -13,7 +13,7 @@ func esimICCIDs(ds state.Dataset, keep func(state.Esim) bool) []string {
 	return keysOf(ds.Esims, keep, func(e state.Esim) string { return e.ICCID })
 }
 
-func TestAccEsimsDataSource(t *testing.T) {
+func TestAccEsimsDataSource_parity(t *testing.T) {
 	t.Parallel()
 	f := startListFixture(t)
 	released := f.dataset.Esims[40].ICCID

@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 )
 
-func TestAccPlanDataSource(t *testing.T) {
+func TestAccPlanDataSource_parity(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
 	testAccDataSource(t, srv, `data "mobileplan_plan" "p" { id = "plan_002" }`,

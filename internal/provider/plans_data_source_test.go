@@ -9,7 +9,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 )
 
-func TestAccPlansDataSource(t *testing.T) {
+func TestAccPlansDataSource_parity(t *testing.T) {
 	t.Parallel()
 	f := startListFixture(t)
 	all := func(state.Plan) bool { return true }

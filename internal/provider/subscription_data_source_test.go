@@ -12,7 +12,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
-func TestAccSubscriptionDataSource(t *testing.T) {
+func TestAccSubscriptionDataSource_parity(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
 	sub := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})

@@ -262,7 +262,7 @@ func TestListResource_stopsWhenTerraformStopsPulling(t *testing.T) {
 	}
 }
 
-func TestListResource_filters(t *testing.T) {
+func TestListResource_filters_parity(t *testing.T) {
 	t.Parallel()
 	f := startListFixture(t) // plans cycle plan_010, plan_001, plan_002, oldest first
 	s := newListServer(t, f.srv)

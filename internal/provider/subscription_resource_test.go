@@ -51,7 +51,7 @@ func newSubscriptionChecks() []statecheck.StateCheck {
 	}
 }
 
-func TestAccSubscription_planID(t *testing.T) {
+func TestAccSubscription_planID_parity(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
 	config := withProvider(srv, `
@@ -319,7 +319,7 @@ resource "mobileplan_subscription" "test" {
 	}
 }
 
-func TestAccSubscription_refreshFollowsService(t *testing.T) {
+func TestAccSubscription_refreshFollowsService_parity(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
 	config := withProvider(srv, `resource "mobileplan_subscription" "test" { plan_id = "plan_001" }`+usageDataSource)

@@ -17,7 +17,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
-func TestAccSubscriptionsDataSource(t *testing.T) {
+func TestAccSubscriptionsDataSource_parity(t *testing.T) {
 	t.Parallel()
 	f := startListFixture(t)
 	active := f.subIDs[4]
