@@ -112,7 +112,12 @@ func readXQuota(h http.Header, now time.Time) (quotaReading, bool, string) {
 		case err != nil || v < 0:
 			return quotaReading{}, false, "X-RateLimit-Reset must be a whole number of seconds, or a Unix time"
 		case v >= unixTimeFrom:
+			// A Unix time is held to the bound of seconds to wait: a day
+			// ahead or more is no quota's window, or a clock far off.
 			reading.reset = max(0, time.Unix(v, 0).Sub(now))
+			if reading.reset > maxQuotaWindow*time.Second {
+				return quotaReading{}, false, "X-RateLimit-Reset is a Unix time more than a day away"
+			}
 		case v <= maxQuotaWindow:
 			reading.reset = time.Duration(v) * time.Second
 		default:

@@ -72,6 +72,16 @@ func TestReadQuotaFields(t *testing.T) {
 			want:   quotaReading{limit: 5, remaining: 4, reset: 0, form: "X-RateLimit"}, ok: true,
 		},
 		{
+			name:   "X-RateLimit: a Unix time up to a day away",
+			header: map[string]string{"X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "4", "X-RateLimit-Reset": "1800086400"},
+			want:   quotaReading{limit: 5, remaining: 4, reset: 24 * time.Hour, form: "X-RateLimit"}, ok: true,
+		},
+		{
+			name:    "X-RateLimit: a Unix time further away, neither",
+			header:  map[string]string{"X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "4", "X-RateLimit-Reset": "1800086401"},
+			problem: true,
+		},
+		{
 			name:   "X-RateLimit: seconds up to a day",
 			header: map[string]string{"X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "4", "X-RateLimit-Reset": "86400"},
 			want:   quotaReading{limit: 5, remaining: 4, reset: 24 * time.Hour, form: "X-RateLimit"}, ok: true,
