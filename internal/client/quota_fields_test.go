@@ -116,3 +116,62 @@ func TestReadQuotaFields(t *testing.T) {
 		})
 	}
 }
+
+// readQuotaFields never panics, and what it returns keeps the bounds the
+// pace relies on, whatever the headers say: a reading has a limit of 1 to
+// maxQuotaUnits units, no more left than the limit and none below 0, a
+// window of a second to maxQuotaWindow when the fields name one (none
+// for X-RateLimit), and a time until the quota is whole again that is
+// either not said (-1) or between 0 and maxQuotaWindow. No reading comes
+// with a problem, and a problem is said of every header it cannot use.
+func FuzzReadQuotaFields(f *testing.F) {
+	const now = 1_800_000_000
+	f.Add(`"default";q=50;w=10`, `"default";r=12;t=7`, "", "", "", int64(now))
+	f.Add(`"burst";q=100;w=60, "day";q=5000;w=86400`, `"burst";r=90;t=30, "day";r=10;t=3600`, "", "", "", int64(now))
+	f.Add(`"default";q=five;w=`, `default;r=-3;t=soon`, "", "", "", int64(now))
+	f.Add("", "", "5000", "4999", "1800003599", int64(now))
+	f.Add("", "", "50", "49", "10", int64(now))
+	f.Add("", "", "lots", "-3", "soon", int64(now))
+	f.Add("", "", "5", "4", "99999999999", int64(now))
+	f.Add("", "", "5", "4", "1000000000", int64(0))
+	f.Fuzz(func(t *testing.T, policy, limit, xLimit, xRemaining, xReset string, nowUnix int64) {
+		h := http.Header{}
+		for name, v := range map[string]string{"RateLimit-Policy": policy, "RateLimit": limit, "X-RateLimit-Limit": xLimit, "X-RateLimit-Remaining": xRemaining, "X-RateLimit-Reset": xReset} {
+			if v != "" {
+				h.Set(name, v)
+			}
+		}
+		q, ok, problem := readQuotaFields(h, time.Unix(nowUnix, 0))
+		day := maxQuotaWindow * time.Second
+		if !ok {
+			if q != (quotaReading{}) {
+				t.Errorf("no reading, yet %+v", q)
+			}
+			if some := policy != "" || limit != "" || xLimit != "" || xRemaining != ""; some != (problem != "") {
+				t.Errorf("fields %v, problem %q: a problem is said of fields, and only of them", h, problem)
+			}
+			return
+		}
+		if problem != "" {
+			t.Errorf("a reading %+v with a problem %q", q, problem)
+		}
+		if q.limit < 1 || q.limit > maxQuotaUnits || q.remaining < 0 || q.remaining > q.limit {
+			t.Errorf("%+v: want 1 to %d units, 0 to the limit left", q, maxQuotaUnits)
+		}
+		if q.reset != -1 && (q.reset < 0 || q.reset > day) {
+			t.Errorf("%+v: a time until whole of %v, want -1 or 0 to %v", q, q.reset, day)
+		}
+		switch q.form {
+		case "RateLimit":
+			if q.window < time.Second || q.window > day {
+				t.Errorf("%+v: a window of %v, want 1s to %v", q, q.window, day)
+			}
+		case "X-RateLimit":
+			if q.window != 0 {
+				t.Errorf("%+v: X-RateLimit names no window", q)
+			}
+		default:
+			t.Errorf("%+v: form %q", q, q.form)
+		}
+	})
+}
