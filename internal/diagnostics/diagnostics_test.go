@@ -3,6 +3,7 @@ package diagnostics
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -165,6 +166,18 @@ func TestRateLimitSlowedSaysWhatWasSeen(t *testing.T) {
 			if strings.Contains(d, s) {
 				t.Errorf("%s: says %q:\n%s", name, s, d)
 			}
+		}
+	}
+}
+
+// The advice after a wait that ran out gives the client's bound on it, as
+// the docs do (the client's TestDefaultMaxRateLimitWaitIsWhatTheDocsSay).
+func TestRateLimitAdviceGivesTheDefaultWait(t *testing.T) {
+	t.Parallel()
+	minutes := int(client.DefaultMaxRateLimitWait / time.Minute)
+	for _, says := range []string{fmt.Sprintf("(default %dm)", minutes), fmt.Sprintf("any other request %d minutes", minutes)} {
+		if !strings.Contains(rateLimitAdvice, says) {
+			t.Errorf("the advice %q does not say %q: DefaultMaxRateLimitWait is %v", rateLimitAdvice, says, client.DefaultMaxRateLimitWait)
 		}
 	}
 }
