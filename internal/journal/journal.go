@@ -508,7 +508,9 @@ func (c *Create) Refused() {
 func (c *Create) Made(id string) error {
 	c.j.mu.Lock()
 	defer c.j.mu.Unlock()
-	return c.j.appendLocked(record{Kind: kindMade, Create: c.n, Request: c.request, ID: id})
+	// A kill before this line is written leaves the create open, and the
+	// next run looks at the service for what it made.
+	return c.j.appendLaterLocked(record{Kind: kindMade, Create: c.n, Request: c.request, ID: id})
 }
 
 // Unmade records that the create made nothing: the service refused it,
@@ -687,6 +689,19 @@ func (j *Journal) Close() error {
 // within syncWithin); j.mu is held, and released while waiting so that
 // other records join the same write.
 func (j *Journal) appendLocked(records ...record) error {
+	return j.appendAs(true, records...)
+}
+
+// appendLaterLocked is appendLocked for records a kill may lose at the cost
+// of a look at the service: it returns once they are queued, and the writer
+// writes them within syncWithin, or with the next record. j.mu is held.
+func (j *Journal) appendLaterLocked(records ...record) error {
+	return j.appendAs(false, records...)
+}
+
+// appendAs appends records, waiting for their write when wait is set; j.mu
+// is held.
+func (j *Journal) appendAs(wait bool, records ...record) error {
 	if j.ended {
 		return ErrClosed
 	}
@@ -709,6 +724,10 @@ func (j *Journal) appendLocked(records ...record) error {
 		return nil
 	}
 	j.size += int64(len(lines))
+	if !wait {
+		j.w.queueLater(lines)
+		return nil
+	}
 	ticket := j.w.queue(lines)
 	j.mu.Unlock()
 	err := j.w.wait(ticket)

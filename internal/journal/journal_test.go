@@ -519,10 +519,58 @@ func TestALineCutShortIsLeftOut(t *testing.T) {
 	_, _ = f.WriteString(`1234abcd {"k":"made","p":"x"`)
 	_ = f.Close()
 	made(t, holder, byID, "sub_glued")
-	reader := open(t, path, c)
+	reader := openOnceWritten(t, path, c, "sub_glued")
 	defer reader.Close()
 	if !reader.Known("sub_glued") || len(reader.Damaged()) != 0 {
 		t.Errorf("the record glued after a line cut short was not read: known %v, damaged %v", reader.Known("sub_glued"), reader.Damaged())
+	}
+}
+
+// openOnceWritten opens the journal at path once another process's record
+// of id is in the file: a create's answer is written within syncWithin,
+// not before Made returns.
+func openOnceWritten(t *testing.T, path string, c *clock, id string) *Journal {
+	t.Helper()
+	deadline := time.Now().Add(10 * syncWithin)
+	for {
+		j := open(t, path, c)
+		if j.Known(id) || time.Now().After(deadline) {
+			return j
+		}
+		_ = j.Close()
+		time.Sleep(syncWithin / 10)
+	}
+}
+
+// A create's answer goes to the file without a write of its own: within
+// syncWithin, or with the next record, whichever comes first; a kill
+// before then leaves the create open, for a look at the service.
+func TestACreatesAnswerIsWrittenWithinSyncWithin(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	j := open(t, path, c)
+	defer j.Close()
+	made(t, j, byID, "sub_answer")
+	start := time.Now()
+	reader := openOnceWritten(t, path, c, "sub_answer")
+	defer reader.Close()
+	if !reader.Known("sub_answer") {
+		t.Fatalf("the answer was not in the file %v after Made", time.Since(start))
+	}
+	if took := time.Since(start); took > 3*syncWithin {
+		t.Errorf("the answer took %v to reach the file, want within about %v", took, syncWithin)
+	}
+
+	// With the next record, at once.
+	made(t, j, byID, "sub_second")
+	c2 := j.NewCreate(byID, 30*time.Second)
+	if err := c2.Sending(); err != nil {
+		t.Fatal(err)
+	}
+	now := open(t, path, c)
+	defer now.Close()
+	if !now.Known("sub_second") {
+		t.Error("an answer queued before a create's sent record was not written with it")
 	}
 }
 

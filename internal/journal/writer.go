@@ -82,11 +82,31 @@ func (w *writer) wait(ticket uint64) error {
 	return nil
 }
 
-// syncWritten syncs what is written; the clock calls it.
-func (w *writer) syncWritten() {
+// queueLater adds lines to the next write without waiting for it: they go
+// with the next caller's write, or the clock writes them within
+// syncWithin. For a record whose loss to a kill costs only a look at the
+// service (a create's answer): half the writes of a clean apply.
+func (w *writer) queueLater(lines []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.pending = append(w.pending, lines...)
+	w.queued++
+	if w.flush == nil && w.afterFunc != nil {
+		w.flush = w.afterFunc(syncWithin, w.syncWritten)
+	}
+}
+
+// syncWritten writes what is queued and syncs it; the clock calls it.
+func (w *writer) syncWritten() {
+	w.mu.Lock()
 	w.flush = nil
+	upTo := w.queued
+	w.mu.Unlock()
+	if w.wait(upTo) != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	_ = w.syncLocked()
 }
 

@@ -59,6 +59,7 @@ type floorSubscription struct {
 var (
 	_ resource.ResourceWithIdentity         = (*floorSubscription)(nil)
 	_ resource.ResourceWithConfigValidators = (*floorSubscription)(nil)
+	_ resource.ResourceWithImportState      = (*floorSubscription)(nil)
 )
 
 func newFloorSubscription() resource.Resource {
@@ -104,36 +105,45 @@ func (r *floorSubscription) ConfigValidators(ctx context.Context) []resource.Con
 // idPath is the id attribute's path, in the state and in the identity.
 var idPath = tftypes.NewAttributePath().WithAttributeName("id")
 
-// Create is the plan with every unknown value taken from the sample, and a
-// new id of the service's shape.
-func (r *floorSubscription) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+// loadSample reads the sample in the provider's type: the sample has every
+// attribute, whatever the floor leaves out.
+func (r *floorSubscription) loadSample(ctx context.Context) (tftypes.Value, error) {
 	r.sampleOnce.Do(func() {
-		// The provider's type: the sample has every attribute, whatever
-		// the floor leaves out.
 		var full resource.SchemaResponse
 		r.real.Schema(ctx, resource.SchemaRequest{}, &full)
 		typ := full.Schema.Type().TerraformType(ctx)
 		r.sample, r.sampleErr = (&tfprotov6.RawState{JSON: sampleState}).UnmarshalWithOpts(typ, tfprotov6.UnmarshalOpts{})
 	})
-	if r.sampleErr != nil {
-		resp.Diagnostics.AddError("Unreadable sample", r.sampleErr.Error())
-		return
+	return r.sample, r.sampleErr
+}
+
+// fill is v with the values keep leaves to the sample taken from it, and
+// id as its id.
+func (r *floorSubscription) fill(ctx context.Context, v tftypes.Value, id string, keep func(tftypes.Value) bool) (tftypes.Value, error) {
+	sample, err := r.loadSample(ctx)
+	if err != nil {
+		return v, fmt.Errorf("unreadable sample: %w", err)
 	}
-	newID := newID()
-	id := tftypes.NewValue(tftypes.String, newID)
-	state, err := tftypes.Transform(req.Plan.Raw, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+	return tftypes.Transform(v, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
 		switch {
-		case v.IsKnown():
-			return v, nil
 		case p.Equal(idPath):
-			return id, nil
+			return tftypes.NewValue(tftypes.String, id), nil
+		case keep(v):
+			return v, nil
 		}
-		s, _, err := tftypes.WalkAttributePath(r.sample, p)
+		s, _, err := tftypes.WalkAttributePath(sample, p)
 		if err != nil {
 			return v, fmt.Errorf("the sample has no %s: %w", p, err)
 		}
 		return s.(tftypes.Value), nil
 	})
+}
+
+// Create is the plan with every unknown value taken from the sample, and a
+// new id of the service's shape.
+func (r *floorSubscription) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	newID := newID()
+	state, err := r.fill(ctx, req.Plan.Raw, newID, tftypes.Value.IsKnown)
 	if err != nil {
 		resp.Diagnostics.AddError("Could not fill the plan", err.Error())
 		return
@@ -142,8 +152,14 @@ func (r *floorSubscription) Create(ctx context.Context, req resource.CreateReque
 	resp.Diagnostics.Append(resp.Identity.SetAttribute(ctx, path.Root("id"), newID)...)
 }
 
-// Read leaves the state as it is, and answers the identity the framework
-// asks for, as the provider's Read does.
+// ImportState takes the id, or the identity's id, as the provider does;
+// Read then fills the rest.
+func (r *floorSubscription) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resource.ImportStatePassthroughWithIdentity(ctx, path.Root("id"), path.Root("id"), req, resp)
+}
+
+// Read leaves the state as it is, but for an import's, and answers the
+// identity the framework asks for, as the provider's Read does.
 func (r *floorSubscription) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var id string
 	value, _, err := tftypes.WalkAttributePath(req.State.Raw, idPath)
@@ -154,7 +170,27 @@ func (r *floorSubscription) Read(ctx context.Context, req resource.ReadRequest, 
 		resp.Diagnostics.AddError("No id in state", err.Error())
 		return
 	}
+	if imported(req.State.Raw) {
+		// Only the id: the rest from the sample, as the provider's Read
+		// fills an import from the service's answer.
+		state, err := r.fill(ctx, req.State.Raw, id, func(v tftypes.Value) bool { return !v.IsNull() })
+		if err != nil {
+			resp.Diagnostics.AddError("Could not fill the import", err.Error())
+			return
+		}
+		resp.State.Raw = state
+	}
 	resp.Diagnostics.Append(resp.Identity.SetAttribute(ctx, path.Root("id"), id)...)
+}
+
+// planIDPath is plan_id's path, set in every state the floor made and in
+// none an import began.
+var planIDPath = tftypes.NewAttributePath().WithAttributeName("plan_id")
+
+// imported tells a state that holds only what ImportState put in it.
+func imported(state tftypes.Value) bool {
+	v, _, err := tftypes.WalkAttributePath(state, planIDPath)
+	return err == nil && v.(tftypes.Value).IsNull()
 }
 
 // Update is the plan, unknowns from the prior state; the bench never plans

@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# make bench-import: importing the subscriptions an account already has, by
+# each route the importing guide documents, per CLI: what each command sends
+# against the bound (the list's pages and 10 more requests), and what it
+# costs in CPU against the same-schema floor, measured in the same run.
+#
+# The account holds N subscriptions (BENCH_IMPORT_SIZE, default 2000),
+# created through the service's API before the first route. Each route runs
+# in a fresh working directory, the commands the guide gives, each under GNU
+# time (CPU: the CLI's and the providers' it waited for):
+#   by id        examples/bulk-import as shipped: plan, apply, plan again
+#   by identity  the same with identity = { id = each.key } in its import
+#                block (Terraform or OpenTofu 1.12 and newer): the same three
+#   query        terraform query -generate-config-out over a list block with
+#                limit = N (Terraform 1.14 and newer), then plan, apply, plan
+#   floor        the same-schema floor (tools/bench/schemafloor: the
+#                resource's schema and identity, answered from memory) taking
+#                the same ids through a for_each import block by id, then by
+#                identity where the CLI has it: the CPU any provider of this
+#                schema costs the CLI and the framework. It has no data
+#                source: its map is the ids, in a variable.
+# The CLIs: terraform on PATH and OpenTofu (TOFU, as make builds it), and
+# BENCH_IMPORT_TERRAFORM=PATH for another Terraform (1.14 or newer runs the
+# query route). Every plan after an apply must be empty, and every command
+# within the bound, or the run fails.
+#
+# Prints the results; BENCH_OUT=FILE also writes them into FILE, in place of
+# the section between its bench-import markers, or at its end (make
+# bench-import-results: tools/bench/RESULTS.md).
+set -euo pipefail
+. "$(dirname "$0")/../../scripts/lib.sh"
+begin_script import
+export TF_IN_AUTOMATION=1
+need go terraform awk
+[ -x /usr/bin/time ] || { echo "tools/bench/import.sh needs GNU time at /usr/bin/time (Debian package: time)" >&2; exit 1; }
+n=${BENCH_IMPORT_SIZE:-2000}
+tofu=${TOFU:-bin/opentofu/tofu}
+out=${BENCH_OUT:-}
+[ -x "$tofu" ] || { echo "no OpenTofu at $tofu: make $tofu builds it" >&2; exit 1; }
+tofu=$(cd "$(dirname "$tofu")" && pwd)/$(basename "$tofu")
+clis=("$(command -v terraform)" "$tofu")
+[ -n "${BENCH_IMPORT_TERRAFORM:-}" ] && clis+=("$(cd "$(dirname "$BENCH_IMPORT_TERRAFORM")" && pwd)/$(basename "$BENCH_IMPORT_TERRAFORM")")
+pages=$(((n + 24) / 25))
+bound=$((pages + 10))
+example=$PWD/examples/bulk-import/main.tf
+
+step "Building"
+rev="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+changes')"
+build_binaries
+go build -o "$work/schemabin/terraform-provider-mobileplan" ./tools/bench/schemafloor
+printf 'provider_installation {\n  dev_overrides {\n    "mobileplan/mobileplan" = "%s"\n    "bench/mobileplan" = "%s"\n  }\n  direct {}\n}\n' \
+  "$work/bin" "$work/schemabin" >"$work/dev.tfrc"
+export TF_CLI_CONFIG_FILE=$work/dev.tfrc
+
+step "An account of $n subscriptions"
+start_emulator -esims $((n + 100))
+export MOBILEPLAN_BASE_URL=$base_url MOBILEPLAN_API_TOKEN=$token
+# api_create: one create through the service's API, over bash's /dev/tcp.
+api_create() {
+  local hostport=${base_url#http://} body='{"planId":"plan_004"}' fd status
+  hostport=${hostport%%/*}
+  exec {fd}<>"/dev/tcp/${hostport%:*}/${hostport##*:}"
+  printf 'POST /v1/subscriptions HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' \
+    "$hostport" "$token" "${#body}" "$body" >&"$fd"
+  IFS=' ' read -r _ status _ <&"$fd" || true
+  exec {fd}<&-
+  [[ $status == 2* ]] || { echo "create: HTTP ${status:-no answer}" >&2; return 1; }
+}
+for _ in $(seq "$n"); do api_create; done
+sleep 1 # created_before is exclusive, to the second
+cutoff=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+
+# cli_name BIN: "Terraform 1.11.4" or "OpenTofu 1.12.6".
+cli_name() { "$1" version | head -1 | sed -E 's/^(Terraform|OpenTofu) v([^ ]+).*/\1 \2/'; }
+# at_least BIN VERSION: the CLI's version is VERSION or newer.
+at_least() {
+  local v
+  v=$(cli_name "$1" | awk '{ print $2 }' | sed 's/-.*//')
+  [ "$(printf '%s\n%s\n' "$2" "$v" | sort -V | head -1)" = "$2" ]
+}
+requests() { grep -cE ' (GET|POST|PUT|PATCH|DELETE) /v1/' "$emulator_log" || true; }
+
+rows=()
+failed=0
+# run ROW COMMAND BIN DIR ARGS...: one command, timed; a row of the table.
+run() {
+  local row=$1 what=$2 bin=$3 dir=$4 before sent code=0
+  shift 4
+  before=$(requests)
+  /usr/bin/time -f "%e %U %S" -o "$work/time" "$bin" -chdir="$dir" "$@" >"$work/last.log" 2>&1 || code=$?
+  sent=$(($(requests) - before))
+  if [ "$what" = "plan after" ] && [ "$code" != 0 ]; then
+    tail -30 "$work/last.log" >&2
+    echo "$row: the plan after the import is not empty (exit $code)" >&2
+    failed=1
+  elif [ "$what" != "plan after" ] && [ "$code" != 0 ]; then
+    tail -30 "$work/last.log" >&2
+    echo "$row: $what failed (exit $code)" >&2
+    exit 1
+  fi
+  local verdict="within"
+  if [ "$sent" -gt "$bound" ]; then
+    verdict="**over**"
+    failed=1
+  fi
+  if grep -qi deprecat "$work/last.log"; then
+    echo "$row: $what printed a deprecation warning" >&2
+    failed=1
+  fi
+  local want=""
+  case $what in
+  "import plan") want="$n to import, 0 to add, 0 to change, 0 to destroy" ;;
+  apply) want="$n imported, 0 added, 0 changed, 0 destroyed" ;;
+  esac
+  if [ -n "$want" ] && ! grep -q "$want" "$work/last.log"; then
+    tail -30 "$work/last.log" >&2
+    echo "$row: $what did not say \"$want\"" >&2
+    exit 1
+  fi
+  read -r wall user sys <"$work/time"
+  rows+=("| $row | $what | $wall | $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }') | $sent ($verdict) |")
+  printf '%s\n' "${rows[-1]}"
+}
+
+# route ROW BIN DIR: the three commands of a for_each import.
+route() {
+  run "$1" "import plan" "$2" "$3" plan -input=false
+  run "$1" "apply" "$2" "$3" apply -auto-approve -input=false
+  run "$1" "plan after" "$2" "$3" plan -input=false -detailed-exitcode
+}
+
+ids_file=$work/ids.json
+for bin in "${clis[@]}"; do
+  name=$(cli_name "$bin")
+  step "$name"
+  identity=""
+  at_least "$bin" 1.12.0 && identity=yes
+  query=""
+  [[ $name == Terraform* ]] && at_least "$bin" 1.14.0 && query=yes
+
+  dir=$work/$RANDOM-by-id
+  mkdir -p "$dir"
+  cp "$example" "$dir/main.tf"
+  printf 'adopt_created_before = "%s"\n' "$cutoff" >"$dir/terraform.tfvars"
+  route "$name, by id" "$bin" "$dir"
+  if [ ! -s "$ids_file" ]; then
+    "$bin" -chdir="$dir" output -json adopted | grep -o '"sub_[0-9a-f]*"' | paste -sd, | sed 's/^/{"ids": [/; s/$/]}/' >"$ids_file"
+  fi
+
+  if [ -n "$identity" ]; then
+    dir=$work/$RANDOM-by-identity
+    mkdir -p "$dir"
+    sed 's/^  id       = each.key$/  identity = { id = each.key }/' "$example" >"$dir/main.tf"
+    grep -q 'identity = { id = each.key }' "$dir/main.tf" || { echo "the example's import block changed: update import.sh" >&2; exit 1; }
+    printf 'adopt_created_before = "%s"\n' "$cutoff" >"$dir/terraform.tfvars"
+    route "$name, by identity" "$bin" "$dir"
+  fi
+
+  if [ -n "$query" ]; then
+    dir=$work/$RANDOM-query
+    mkdir -p "$dir"
+    printf 'terraform {\n  required_providers {\n    mobileplan = { source = "mobileplan/mobileplan" }\n  }\n}\nprovider "mobileplan" {}\n' >"$dir/main.tf"
+    printf 'list "mobileplan_subscription" "all" {\n  provider = mobileplan\n  limit    = %d\n}\n' "$n" >"$dir/all.tfquery.hcl"
+    run "$name, query" "query" "$bin" "$dir" query -generate-config-out=generated.tf
+    route "$name, query" "$bin" "$dir"
+  fi
+
+  for how in id identity; do
+    [ "$how" = identity ] && [ -z "$identity" ] && continue
+    dir=$work/$RANDOM-floor-$how
+    mkdir -p "$dir"
+    key="id       = each.key"
+    [ "$how" = identity ] && key="identity = { id = each.key }"
+    cat >"$dir/main.tf" <<TF
+terraform {
+  required_providers {
+    mobileplan = { source = "bench/mobileplan" }
+  }
+}
+
+variable "ids" {
+  type = set(string)
+}
+
+locals {
+  adopt = { for id in var.ids : id => "plan_004" }
+}
+
+import {
+  for_each = local.adopt
+  to       = mobileplan_subscription.adopted[each.key]
+  $key
+}
+
+resource "mobileplan_subscription" "adopted" {
+  for_each = local.adopt
+  plan_id  = each.value
+}
+TF
+    cp "$ids_file" "$dir/ids.auto.tfvars.json"
+    route "$name, same-schema floor by $how" "$bin" "$dir"
+  done
+done
+
+section() {
+  echo "<!-- bench-import -->"
+  echo "## Importing an account (make bench-import)"
+  echo
+  echo "Made by \`make bench-import-results\` (tools/bench/import.sh) on $(date -u +%Y-%m-%d) at $rev: $(nproc) cores, no rate limit."
+  echo "$n existing subscriptions ($pages pages of 25: the bound is $bound requests a command), imported by each route of the"
+  echo "importing guide in a fresh working directory, each command under GNU time (CPU: the CLI's and its providers')."
+  echo "The same-schema floor takes the same ids into a provider of the same schema that answers from memory, by a"
+  echo "for_each import block over a variable (it has no data source): what any provider of this schema costs."
+  echo
+  echo "| CLI, route | command | wall (s) | CPU (s) | requests |"
+  echo "|---|---|---|---|---|"
+  printf '%s\n' "${rows[@]}"
+  echo "<!-- /bench-import -->"
+}
+section >"$work/section.md"
+step "Results"
+cat "$work/section.md"
+if [ -n "$out" ]; then
+  if grep -q '^<!-- bench-import -->$' "$out" 2>/dev/null; then
+    awk -v f="$work/section.md" '/^<!-- bench-import -->$/ { while ((getline l < f) > 0) print l; skip = 1; next }
+      /^<!-- \/bench-import -->$/ { skip = 0; next } !skip' "$out" >"$work/out.md"
+    cp "$work/out.md" "$out"
+  else
+    { echo; cat "$work/section.md"; } >>"$out"
+  fi
+  echo "(written to $out)"
+fi
+[ "$failed" = 0 ]
