@@ -22,6 +22,9 @@ const pagedRefreshGrace = 100 * time.Millisecond
 // new Read, while a nearby service answers a page in a millisecond.
 const pagedRefreshCatchUp = 250 * time.Millisecond
 
+// importPagesPerRead is how many pages an import Read pays in advance.
+const importPagesPerRead = 2
+
 // pagedReader answers the refresh of mobileplan_subscription from the
 // service's list of subscriptions, 25 a page, instead of one GET each: a
 // refreshing plan of 500 subscriptions takes about 20 requests instead of
@@ -43,10 +46,17 @@ const pagedRefreshCatchUp = 250 * time.Millisecond
 // waiting for pages that cannot bring it.
 //
 // The scan's bound: a page is read only while pages read - Reads answered
-// from pages < min(pagedRefreshAllowance, Reads seen) + expected/25, where
-// expected is the number of subscriptions the state held at the end of the
-// last run here (journal.StateSize: of this provider configuration's part
-// of the state, as the Reads so far show it), 0 when not known. A run costs pages +
+// from pages < min(pagedRefreshAllowance, Reads seen) + credit, where
+// credit is the larger of expected/25 and importPagesPerRead for each Read
+// seen that knows no creation time (an import's). expected is the number
+// of subscriptions the state held at the end of the last run here
+// (journal.StateSize: of this provider configuration's part of the state,
+// as the Reads so far show it), 0 when not known. An import's Read cannot
+// tell that the scan passed its place, and a bulk import's first ten, in
+// Terraform's order, want subscriptions anywhere in the list: with two
+// pages paid by each, 2,000 imports read the list's 80 pages and at most
+// 10 GETs besides, where the Reads-seen term alone left 162 GETs; one
+// import costs three pages and its GET. A run costs pages +
 // (Reads - Reads answered from pages) requests against Reads for one GET
 // each, so the rule holds the extra cost to min(10, Reads) + expected/25.
 // Subscriptions under many newer ones found only deep in the list (10 of
@@ -97,7 +107,10 @@ type pagedReader struct {
 	// credit is the pages the state's remembered size, as the Reads so
 	// far show it, pays for in advance.
 	credit int
-	size   stateSizes // nil: not remembered
+	// unplaced are the Reads seen that know no creation time: an
+	// import's.
+	unplaced int
+	size     stateSizes // nil: not remembered
 	// next is closed when the page being read arrives; nil when none is.
 	next chan struct{}
 	// arrived is closed, and replaced, when a Read arrives.
@@ -154,7 +167,10 @@ func (p *pagedReader) fromPages(ctx context.Context, id string, createdAt int64)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.credit = max(p.credit, expected/client.MaxPageSize)
+	if createdAt == 0 {
+		p.unplaced++
+	}
+	p.credit = max(p.credit, expected/client.MaxPageSize, p.unplaced*importPagesPerRead)
 	p.reads++
 	if p.arrived != nil {
 		close(p.arrived) // Reads held back by the Reads-seen term look again

@@ -123,6 +123,8 @@ type refreshOptions struct {
 	remembered []string
 	// seed shuffles the Reads' order, unrelated to the list's.
 	seed uint64
+	// imports: the Reads are an import's, which know no creation time.
+	imports bool
 }
 
 // refreshAllPausing is refreshAll with each worker pausing after each read,
@@ -140,7 +142,11 @@ func refreshAllPausing(t *testing.T, srv *account, ids []string, o refreshOption
 	for range 10 {
 		wg.Go(func() {
 			for id := range work {
-				sub, err := p.Subscription(t.Context(), id, srv.createdAt[id])
+				createdAt := srv.createdAt[id]
+				if o.imports {
+					createdAt = 0
+				}
+				sub, err := p.Subscription(t.Context(), id, createdAt)
 				if err != nil && !client.IsNotFound(err) {
 					t.Errorf("read %s: %v", id, err)
 				}
@@ -289,6 +295,48 @@ func TestPagedReader_waitsForTerraformToCatchUp(t *testing.T) {
 		}
 		if len(got) != len(state) {
 			t.Errorf("%d subscriptions read, want %d", len(got), len(state))
+		}
+	})
+}
+
+// A bulk import with no data source before it (the configuration terraform
+// query writes: an import block each): Reads that know no creation time,
+// in Terraform's order, each taking Terraform 50 ms of work. The list's
+// pages answer them, at most pagedRefreshAllowance requests besides.
+func TestPagedReader_bulkImportReadsByPages(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		imported, newer int
+	}{
+		{"the whole account", 2000, 0},
+		{"under newer subscriptions", 1600, 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bubble(t, func(t *testing.T) {
+				srv, state, newer := accountWith(t, tc.imported, tc.newer, emulator.Options{})
+				var got map[string]*client.Subscription
+				n := during(srv, func() {
+					got = refreshAllPausing(t, srv, state, refreshOptions{maxRetries: client.DefaultMaxRetries, pause: 50 * time.Millisecond, imports: true})
+				})
+				if pages := ceilDiv(len(state)+len(newer), 25); n.lists+n.gets > pages+pagedRefreshAllowance {
+					t.Errorf("%s for %d imports, want at most the %d pages and %d more", n, len(state), pages, pagedRefreshAllowance)
+				}
+				if len(got) != len(state) {
+					t.Errorf("%d subscriptions read, want %d", len(got), len(state))
+				}
+			})
+		})
+	}
+}
+
+// One import deep in a large account costs the pages it paid for in
+// advance and its GET: imports pay for pages only as they come.
+func TestPagedReader_oneImportCostsThreePagesAndAGET(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		srv, state, _ := accountWith(t, 1, 600, emulator.Options{})
+		refreshAllPausing(t, srv, state, refreshOptions{maxRetries: client.DefaultMaxRetries, imports: true})
+		if counts := srv.RequestCounts(); counts[listRoute] != 3 || counts[getRoute] != 1 {
+			t.Errorf("requests %v, want three pages (one, and the two it paid in advance) and one GET", counts)
 		}
 	})
 }
