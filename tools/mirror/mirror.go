@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -320,27 +321,30 @@ func ReleaseBinaries(dir string, o Options) func(ctx context.Context, p Platform
 		}
 		defer zr.Close()
 		want := o.BinaryName(p)
-		for _, f := range zr.File {
-			if f.Name != want {
-				continue
-			}
-			src, err := f.Open()
-			if err != nil {
-				return err
-			}
-			defer src.Close()
-			dst, err := os.OpenFile(out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(dst, src); err != nil {
-				dst.Close()
-				return err
-			}
-			return dst.Close()
+		i := slices.IndexFunc(zr.File, func(f *zip.File) bool { return f.Name == want })
+		if i < 0 {
+			return fmt.Errorf("%s holds no %s", o.ArchiveName(p), want)
 		}
-		return fmt.Errorf("%s holds no %s", o.ArchiveName(p), want)
+		return extract(zr.File[i], out)
 	}
+}
+
+// extract writes f's contents to a new executable file at out.
+func extract(f *zip.File, out string) error {
+	src, err := f.Open()
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		_ = dst.Close()
+		return err
+	}
+	return dst.Close()
 }
 
 var changelogHeading = regexp.MustCompile(`(?m)^## ([0-9][0-9.]*[^ \n]*)`)
