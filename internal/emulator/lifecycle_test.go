@@ -39,7 +39,11 @@ func TestLifecycleActivateUseExpire(t *testing.T) {
 	} {
 		t.Run(tc.plan, func(t *testing.T) {
 			t.Parallel()
-			srv := emulatortest.Start(t, emulator.Options{Dataset: smallDataset(2, 2)})
+			// The wall clock stands still: only AdvanceClock moves the
+			// emulator's, so "1 s before expireAt" stays so however long
+			// a loaded machine (the race detector) takes between requests.
+			stopped := time.Unix(1_790_000_000, 0)
+			srv := emulatortest.Start(t, emulator.Options{Dataset: smallDataset(2, 2), Now: func() time.Time { return stopped }})
 			sub := create(t, srv, tc.plan)
 			if sub.State != emulator.StateReady || sub.ActivatedAt != nil || sub.ExpireAt != nil || !equalAllowance(sub.PurchasedAllowance, sub.RemainingAllownace) {
 				t.Fatalf("new subscription %+v", sub)
