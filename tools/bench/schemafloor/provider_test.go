@@ -102,17 +102,7 @@ func TestCreate_stateLikeOurs(t *testing.T) {
 	if err != nil || len(applied.Diagnostics) > 0 {
 		t.Fatalf("apply: %v %s", err, acctest.DiagText(applied.Diagnostics))
 	}
-	var gotAttrs, wantAttrs map[string]json.RawMessage
-	mustUnmarshal(t, acctest.StateJSON(t, fh.Value(t, applied.NewState)), &gotAttrs)
-	mustUnmarshal(t, acctest.StateJSON(t, want), &wantAttrs)
-	for name, w := range wantAttrs {
-		if g := gotAttrs[name]; len(g) != len(w) || (string(g) == "null") != (string(w) == "null") {
-			t.Errorf("%s: the floor stores %s, the provider %s", name, g, w)
-		}
-	}
-	if len(gotAttrs) != len(wantAttrs) {
-		t.Errorf("the floor stores %d attributes, the provider %d", len(gotAttrs), len(wantAttrs))
-	}
+	sameShape(t, acctest.StateJSON(t, fh.Value(t, applied.NewState)), acctest.StateJSON(t, want))
 	if applied.NewIdentity == nil {
 		t.Error("no identity")
 	}
@@ -144,20 +134,32 @@ func TestImport_stateLikeOurs(t *testing.T) {
 	if err != nil || len(read.Diagnostics) > 0 {
 		t.Fatalf("read: %v %s", err, acctest.DiagText(read.Diagnostics))
 	}
-	var gotAttrs, wantAttrs map[string]json.RawMessage
-	mustUnmarshal(t, acctest.StateJSON(t, fh.Value(t, read.NewState)), &gotAttrs)
-	mustUnmarshal(t, acctest.StateJSON(t, want), &wantAttrs)
-	for name, w := range wantAttrs {
-		if g := gotAttrs[name]; len(g) != len(w) || (string(g) == "null") != (string(w) == "null") {
-			t.Errorf("%s: the floor reads %s, the provider %s", name, g, w)
-		}
-	}
-	if string(gotAttrs["id"]) != fmt.Sprintf("%q", sub.ID) {
-		t.Errorf("the floor read id %s, want %s", gotAttrs["id"], sub.ID)
+	got := sameShape(t, acctest.StateJSON(t, fh.Value(t, read.NewState)), acctest.StateJSON(t, want))
+	if string(got["id"]) != fmt.Sprintf("%q", sub.ID) {
+		t.Errorf("the floor read id %s, want %s", got["id"], sub.ID)
 	}
 	if read.NewIdentity == nil {
 		t.Error("no identity")
 	}
+}
+
+// sameShape checks that the floor's state has the provider's attributes,
+// each as many bytes and null where the provider's is, and returns the
+// floor's.
+func sameShape(t *testing.T, floorJSON, ourJSON []byte) map[string]json.RawMessage {
+	t.Helper()
+	var gotAttrs, wantAttrs map[string]json.RawMessage
+	mustUnmarshal(t, floorJSON, &gotAttrs)
+	mustUnmarshal(t, ourJSON, &wantAttrs)
+	for name, w := range wantAttrs {
+		if g := gotAttrs[name]; len(g) != len(w) || (string(g) == "null") != (string(w) == "null") {
+			t.Errorf("%s: the floor stores %s, the provider %s", name, g, w)
+		}
+	}
+	if len(gotAttrs) != len(wantAttrs) {
+		t.Errorf("the floor stores %d attributes, the provider %d", len(gotAttrs), len(wantAttrs))
+	}
+	return gotAttrs
 }
 
 func mustUnmarshal(t *testing.T, b []byte, v any) {
