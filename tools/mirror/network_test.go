@@ -44,14 +44,7 @@ import (
 // CI). MIRROR_TEST_PLATFORMS replaces the other platform and builds every
 // one it names.
 func TestNetworkMirror(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("runs terraform init, apply and plan; set TF_ACC=1")
-	}
-	if runtime.GOOS != "linux" {
-		// Only there does the Go TLS stack of the CLI read SSL_CERT_FILE;
-		// macOS and Windows ask the system's trust store.
-		t.Skip("the CLI trusts the test's certificate through SSL_CERT_FILE on Linux only")
-	}
+	skipUnlessCLIRuns(t, "terraform")
 	started := time.Now()
 	cli := terraformCLI(t)
 	ver, err := ChangelogVersion("../../CHANGELOG.md")
@@ -82,20 +75,7 @@ func TestNetworkMirror(t *testing.T) {
 
 	rc := filepath.Join(tmp, "mirror.tfrc")
 	writeTestFile(t, rc, fmt.Sprintf("provider_installation {\n  network_mirror {\n    url = %q\n  }\n}\n", mirrorURL))
-	for _, d := range []string{"home", "tmp", "work", "control"} {
-		if err := os.Mkdir(filepath.Join(tmp, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Nothing of the machine's own setup: no home directory with plugins or
-	// a .terraformrc, no plugin cache, and a dead proxy for anything that is
-	// not loopback, so a registry lookup would fail instead of succeeding.
-	env := append(cleanEnviron(),
-		"HOME="+filepath.Join(tmp, "home"), "TMPDIR="+filepath.Join(tmp, "tmp"),
-		"TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
-		"HTTPS_PROXY=http://127.0.0.1:9", "HTTP_PROXY=http://127.0.0.1:9", "NO_PROXY=127.0.0.1,localhost",
-		"MOBILEPLAN_BASE_URL="+emu.URL, "MOBILEPLAN_API_TOKEN="+emu.Token)
-	trusting := append(slices.Clip(env), "SSL_CERT_FILE="+caFile)
+	env, trusting := sandbox(t, tmp, rc, emu, caFile, "control")
 
 	source := "mobileplan/mobileplan"
 	if cli.openTofu {
@@ -104,28 +84,11 @@ func TestNetworkMirror(t *testing.T) {
 		source = "registry.terraform.io/mobileplan/mobileplan"
 	}
 	work := filepath.Join(tmp, "work")
-	mainTF := fmt.Sprintf(`terraform {
-  required_providers {
-    mobileplan = {
-      source  = %q
-      version = %q
-    }
-  }
-}
-
-data "mobileplan_plans" "europe" {
-  label        = "europe"
-  subscribable = true
-}
-
-resource "mobileplan_subscription" "phone" {
-  plan_id = data.mobileplan_plans.europe.ids[0]
-}
-
+	mainTF := subscriptionConfig(source, versionConstraint(ver)) + `
 output "subscription_id" {
   value = mobileplan_subscription.phone.id
 }
-`, source, versionConstraint(ver))
+`
 	writeTestFile(t, filepath.Join(work, "main.tf"), mainTF)
 	lockFile := filepath.Join(work, ".terraform.lock.hcl")
 
@@ -282,6 +245,65 @@ func (c cli) run(dir string, env []string, args ...string) (string, error) {
 // wrapped its lines.
 func says(out, phrase string) bool {
 	return strings.Contains(strings.Join(strings.Fields(out), " "), phrase)
+}
+
+// skipUnlessCLIRuns skips t, which runs the CLI named (init, apply and
+// plan), unless acceptance runs are asked for, and off Linux: only there
+// does the CLI's Go TLS stack read SSL_CERT_FILE; macOS and Windows ask the
+// system's trust store.
+func skipUnlessCLIRuns(t *testing.T, name string) {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skipf("runs %s init, apply and plan; set TF_ACC=1", name)
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the CLI trusts the test's certificate through SSL_CERT_FILE on Linux only")
+	}
+}
+
+// sandbox makes home, tmp, work and dirs under tmp, and returns the CLI's
+// environment there, with the CLI configuration rc and the emulator emu:
+// env without the test's certificate authority, trusting with caFile.
+// Nothing of the machine's own setup: no home directory with plugins or a
+// .terraformrc, no plugin cache, no credentials, and a dead proxy for
+// anything that is not loopback, so a registry lookup would fail instead of
+// succeeding.
+func sandbox(t *testing.T, tmp, rc string, emu *emulatortest.Server, caFile string, dirs ...string) (env, trusting []string) {
+	t.Helper()
+	for _, d := range append([]string{"home", "tmp", "work"}, dirs...) {
+		if err := os.Mkdir(filepath.Join(tmp, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env = append(cleanEnviron(),
+		"HOME="+filepath.Join(tmp, "home"), "TMPDIR="+filepath.Join(tmp, "tmp"),
+		"TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
+		"HTTPS_PROXY=http://127.0.0.1:9", "HTTP_PROXY=http://127.0.0.1:9", "NO_PROXY=127.0.0.1,localhost",
+		"MOBILEPLAN_BASE_URL="+emu.URL, "MOBILEPLAN_API_TOKEN="+emu.Token)
+	return env, append(slices.Clip(env), "SSL_CERT_FILE="+caFile)
+}
+
+// subscriptionConfig is the configuration the mirror tests install the
+// provider for: source at version, a plan data source and a subscription.
+func subscriptionConfig(source, version string) string {
+	return fmt.Sprintf(`terraform {
+  required_providers {
+    mobileplan = {
+      source  = %q
+      version = %q
+    }
+  }
+}
+
+data "mobileplan_plans" "europe" {
+  label        = "europe"
+  subscribable = true
+}
+
+resource "mobileplan_subscription" "phone" {
+  plan_id = data.mobileplan_plans.europe.ids[0]
+}
+`, source, version)
 }
 
 // cleanEnviron is the test's environment without what would let the CLI use

@@ -37,12 +37,7 @@ import (
 // only its own platform's package, and apply and plan work. Terraform has
 // no OCI installation method: under it the test skips.
 func TestOCIMirror(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("runs tofu init, apply and plan; set TF_ACC=1")
-	}
-	if runtime.GOOS != "linux" {
-		t.Skip("the CLI trusts the test's certificate through SSL_CERT_FILE on Linux only")
-	}
+	skipUnlessCLIRuns(t, "tofu")
 	cli := terraformCLI(t)
 	if !cli.openTofu {
 		t.Skipf("%s installs no provider from OCI registries: the test runs under OpenTofu (TF_ACC_TERRAFORM_PATH)", cli.name)
@@ -82,38 +77,9 @@ func TestOCIMirror(t *testing.T) {
   }
 }
 `, reg.Listener.Addr()))
-	for _, d := range []string{"home", "tmp", "work"} {
-		if err := os.Mkdir(filepath.Join(tmp, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// As in TestNetworkMirror: no home directory's setup, no credentials,
-	// and a dead proxy for anything not on loopback.
-	env := append(cleanEnviron(),
-		"HOME="+filepath.Join(tmp, "home"), "TMPDIR="+filepath.Join(tmp, "tmp"),
-		"TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
-		"HTTPS_PROXY=http://127.0.0.1:9", "HTTP_PROXY=http://127.0.0.1:9", "NO_PROXY=127.0.0.1,localhost",
-		"MOBILEPLAN_BASE_URL="+emu.URL, "MOBILEPLAN_API_TOKEN="+emu.Token)
-	trusting := append(slices.Clip(env), "SSL_CERT_FILE="+caFile)
+	env, trusting := sandbox(t, tmp, rc, emu, caFile)
 	work := filepath.Join(tmp, "work")
-	writeTestFile(t, filepath.Join(work, "main.tf"), fmt.Sprintf(`terraform {
-  required_providers {
-    mobileplan = {
-      source  = "mobileplan/mobileplan"
-      version = %q
-    }
-  }
-}
-
-data "mobileplan_plans" "europe" {
-  label        = "europe"
-  subscribable = true
-}
-
-resource "mobileplan_subscription" "phone" {
-  plan_id = data.mobileplan_plans.europe.ids[0]
-}
-`, versionConstraint(ver)))
+	writeTestFile(t, filepath.Join(work, "main.tf"), subscriptionConfig("mobileplan/mobileplan", versionConstraint(ver)))
 
 	// The registry's certificate is the test's own: without it, init
 	// fails, so the run below really verifies the registry.
