@@ -29,6 +29,8 @@ type Leftover struct {
 	Why string
 	// ICCID, of one taken: its eSIM.
 	ICCID string
+	// Sent, of a create a look found nothing for: when it was sent.
+	Sent time.Time
 }
 
 func plural(n int, one, many string) string {
@@ -45,6 +47,9 @@ func (l Leftover) line() string {
 	}
 	if !l.Created.IsZero() {
 		s += ", created " + l.Created.UTC().Format(time.RFC3339)
+	}
+	if !l.Sent.IsZero() {
+		s += ", sent " + l.Sent.UTC().Format(time.RFC3339)
 	}
 	return s + ")"
 }
@@ -118,6 +123,23 @@ func RecoveryNamed(ls []Leftover, afterApply bool, lostRun string) diag.Diagnost
 			"Import each one you keep into the resource instance it belongs to (an import block with its id), or, if another configuration holds it or you let it go, dismiss it "+
 			"in the provider block, after which it is named no more:\n\n  dismissed_leftovers = [%s]\n\n"+
 			"Until then they are named at every plan and apply. %s", lines(ls), lostRun, strings.Join(ids, ", "), interruptedRunsGuide))
+}
+
+// NothingFound is why a create with no answer on record is named: a look
+// at the service found nothing it could have made in its window, from to
+// to by the service's clock, placed by the service's Date header (dated:
+// its clock less this machine's) and, when known, by its run's answers
+// (createdAt's clock less this machine's, from answersFrom to answersTo).
+func NothingFound(from, to time.Time, dated, answersFrom, answersTo time.Duration, answersKnown bool) string {
+	clocks := fmt.Sprintf("its Date header put its clock %s this machine's, and its run recorded no answer to place the clock of createdAt", describeOffset(dated))
+	if answersKnown {
+		clocks = fmt.Sprintf("its Date header put its clock %s this machine's; the answers of the create's own run put the clock of createdAt %s to %s this machine's, and the window follows them",
+			describeOffset(dated), describeOffset(answersFrom), describeOffset(answersTo))
+	}
+	return fmt.Sprintf("the service lists no unused subscription of its plan created from %s to %s by its clock that no state holds (%s). "+
+		"It may have made nothing (the request never arrived), or made one outside that window: if the service lists one you do not hold, import it; "+
+		"either way, dismiss the create by the name given here",
+		from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339), clocks)
 }
 
 // LostRunCannotTell is what the lost-run route says of its window: every

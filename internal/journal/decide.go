@@ -19,6 +19,9 @@ const (
 	OriginLostRun
 	// OriginDamaged: a damaged line of the journal shows its id.
 	OriginDamaged
+	// OriginUnfound: not a subscription but an open create a look found
+	// nothing for (UnfoundID): the service may have made one anyway.
+	OriginUnfound
 )
 
 // Leftover is a subscription the journal names that no state is known to
@@ -57,6 +60,12 @@ type Leftover struct {
 	// OriginDamaged: the damaged line.
 	LostRun time.Time
 	Line    int
+	// Window, DateOffset and Answers, of OriginUnfound: the window the
+	// look read by the service's clock, the Date header's offset then,
+	// and what its process's answers showed of the clock of createdAt.
+	Window     [2]time.Time
+	DateOffset time.Duration
+	Answers    ClockSpan
 
 	index int
 }
@@ -65,6 +74,10 @@ type Leftover struct {
 func (l Leftover) Serves(request string) bool {
 	return request != "" && (l.Request == request || l.Also == request)
 }
+
+// AtService reports whether l names a subscription the service may list:
+// every leftover but a create a look found nothing for.
+func (l Leftover) AtService() bool { return l.Origin != OriginUnfound }
 
 // Status is what the service shows of a leftover.
 type Status int
@@ -101,6 +114,7 @@ const (
 	GoneAtService               // not billed any more: nothing to name
 	PresumedHeld                // presumed in state: nothing to name yet
 	DamagedLine
+	NothingFound
 	AnotherHome
 	AnotherService
 	AnotherAccount
@@ -170,6 +184,9 @@ var rules = []rule{
 	}},
 	// A damaged line's id may be anything: named, for a person to check.
 	{DamagedLine, func(l Leftover, _ Run, _ Tuning) bool { return l.Origin == OriginDamaged }},
+	// A create a look found nothing for: there is nothing to take, and
+	// what it may have made is for a person to find.
+	{NothingFound, func(l Leftover, _ Run, _ Tuning) bool { return l.Origin == OriginUnfound }},
 	// Another workspace's, or another working directory's with another
 	// (or an unknown) state: this state cannot vouch for it.
 	{AnotherHome, func(l Leftover, r Run, _ Tuning) bool {

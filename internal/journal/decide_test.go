@@ -57,6 +57,7 @@ func decideRows() []row {
 		decideRow("the ordinary case: an unused leftover of the create's plan, vouched for, is taken", leftover(nil), apply(nil), taken),
 		decideRow("the service no longer has it: not named, not taken", leftover(nil), apply(func(r *Run) { r.AtService = Gone }), notTaken(GoneAtService)),
 		decideRow("a damaged line's id: named, never taken", leftover(func(l *Leftover) { l.Origin = OriginDamaged }), apply(nil), notTaken(DamagedLine)),
+		decideRow("a create a look found nothing for: named, never taken", leftover(func(l *Leftover) { l.Origin = OriginUnfound }), apply(nil), notTaken(NothingFound)),
 		decideRow("given to a process that ended as Terraform ends it: presumed held, not named", leftover(func(l *Leftover) { l.Presumed, l.Vouched = true, false }),
 			apply(nil), notTaken(PresumedHeld)),
 		decideRow("presumed held, and a plan of the whole state did not find it: taken", leftover(func(l *Leftover) { l.Presumed = true }), apply(nil), taken),

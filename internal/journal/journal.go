@@ -504,13 +504,18 @@ func (c *Create) Refused() {
 	_ = c.j.appendLocked(record{Kind: kindRefused, Create: c.n})
 }
 
-// Made records the service's answer: subscription id.
-func (c *Create) Made(id string) error {
+// Made records the service's answer: subscription id, created at created
+// by the service's clock (zero when the answer did not say).
+func (c *Create) Made(id string, created time.Time) error {
 	c.j.mu.Lock()
 	defer c.j.mu.Unlock()
 	// A kill before this line is written leaves the create open, and the
 	// next run looks at the service for what it made.
-	return c.j.appendLaterLocked(record{Kind: kindMade, Create: c.n, Request: c.request, ID: id})
+	r := record{Kind: kindMade, Create: c.n, Request: c.request, ID: id}
+	if !created.IsZero() {
+		r.Created = created.Unix()
+	}
+	return c.j.appendLaterLocked(r)
 }
 
 // Unmade records that the create made nothing: the service refused it,
@@ -571,22 +576,37 @@ func (j *Journal) Take(request string, pick func([]Leftover) (string, error)) (L
 }
 
 // RecordLook records a look at the service for creates: what it found
-// becomes leftovers of this process, and the creates are settled.
-func (j *Journal) RecordLook(creates []OpenCreate, found []Found) error {
+// becomes leftovers of this process, each create it found nothing for is
+// named until dismissed (UnfoundID), and the creates are settled.
+func (j *Journal) RecordLook(creates []OpenCreate, looked Looked) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.looks++
 	group := j.process + ":" + strconv.Itoa(j.looks)
 	sends := make([]string, len(creates))
 	for i, c := range creates {
-		sends[i] = c.Process + ":" + strconv.Itoa(c.Create)
+		sends[i] = sendRef(c.Process, c.Create)
 	}
 	records := []record{{Kind: kindLooked, Group: group, Sends: sends}}
-	for _, f := range found {
+	for _, f := range looked.Found {
 		records = append(records, record{Kind: kindFound, Group: group, ID: f.ID, Request: f.Request, Also: f.Also, Created: f.Created.Unix()})
+	}
+	for _, u := range looked.Unfound {
+		clocks := []int64{u.DateOffset.Milliseconds()}
+		if a := u.Create.Answers; a.Known {
+			clocks = append(clocks, a.From.Milliseconds(), a.To.Milliseconds())
+		}
+		records = append(records, record{Kind: kindUnfound, Group: group, Sends: []string{sendRef(u.Create.Process, u.Create.Create)}, Request: u.Create.Request,
+			Window: []int64{u.From.Unix(), u.To.Unix()}, Clocks: clocks})
 	}
 	return j.appendLocked(records...)
 }
+
+func sendRef(process string, create int) string { return process + ":" + strconv.Itoa(create) }
+
+// UnfoundID is the name the journal gives an open create a look found
+// nothing for, as dismissed_leftovers names it.
+func UnfoundID(process string, create int) string { return "create:" + sendRef(process, create) }
 
 // RecordLostRun records what the service made in the window of the lost
 // run Open was given: leftovers of this process, and of every later one

@@ -103,7 +103,7 @@ func made(t *testing.T, j *Journal, request, id string) {
 	if err := c.Sending(); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Made(id); err != nil {
+	if err := c.Made(id, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -371,7 +371,7 @@ func TestALookSettlesOpenCreatesAndFindsLeftovers(t *testing.T) {
 	j := open(t, path, c)
 	creates := j.OpenCreates()
 	found := []Found{{ID: "sub_c", Request: byID, Created: t0}, {ID: "sub_d", Request: byID, Created: t0}}
-	if err := j.RecordLook(creates, found); err != nil {
+	if err := j.RecordLook(creates, Looked{Found: found}); err != nil {
 		t.Fatal(err)
 	}
 	_ = j.End(true, false, []string{"sub_d"}, nil)
@@ -820,7 +820,7 @@ func TestALookBelongsToTheCreatesRun(t *testing.T) {
 	if len(creates) != 1 || creates[0].Account == looker.Account() || creates[0].Account == "" {
 		t.Fatalf("open creates %+v: want one, of another account than the looker's %q", creates, looker.Account())
 	}
-	if err := looker.RecordLook(creates, []Found{{ID: "sub_f", Request: byID, Created: t0}}); err != nil {
+	if err := looker.RecordLook(creates, Looked{Found: []Found{{ID: "sub_f", Request: byID, Created: t0}}}); err != nil {
 		t.Fatal(err)
 	}
 	ls := leftovers(t, looker)
@@ -886,4 +886,65 @@ func TestAfterSibling(t *testing.T) {
 	if !apply.AfterSibling() {
 		t.Error("the process started after the plan's ended is not the apply's")
 	}
+}
+
+// The answers a process recorded place the clock that dates createdAt
+// for its creates left open; a look that finds nothing for one names it,
+// by UnfoundID, until it is dismissed.
+func TestAnOpenCreateALookFoundNothingForIsNamedUntilDismissed(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	killed := open(t, path, c)
+	answer := killed.NewCreate(byID, time.Minute)
+	if err := answer.Sending(); err != nil {
+		t.Fatal(err)
+	}
+	c.add(1500 * time.Millisecond)
+	// The service's createdAt a day behind this machine's clock.
+	if err := answer.Made("sub_a", t0.Add(-24*time.Hour+time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if err := killed.NewCreate(byID, time.Minute).Sending(); err != nil {
+		t.Fatal(err)
+	}
+	_ = killed.Close()
+
+	j := open(t, path, c)
+	creates := j.OpenCreates()
+	want := ClockSpan{From: -24*time.Hour - 500*time.Millisecond, To: -24*time.Hour + 2*time.Second, Known: true}
+	if len(creates) != 1 || creates[0].Answers != want {
+		t.Fatalf("open creates %+v, want one whose answers span %+v", creates, want)
+	}
+	looked := DefaultTuning.Look(creates, nil, 24*time.Hour, j.Known)
+	if err := j.RecordLook(creates, looked); err != nil {
+		t.Fatal(err)
+	}
+	_ = j.End(true, false, nil, nil)
+
+	id := UnfoundID(creates[0].Process, creates[0].Create)
+	for range 2 {
+		j = open(t, path, c)
+		var u *Leftover
+		for _, l := range leftovers(t, j) {
+			if l.ID == id {
+				u = &l
+			}
+		}
+		if u == nil || u.Origin != OriginUnfound || u.Request != byID || !u.Given.Equal(creates[0].Sent) || u.DateOffset != 24*time.Hour || u.Answers != want ||
+			u.Window[0].After(creates[0].Sent.Add(-24*time.Hour)) {
+			t.Errorf("the create the look found nothing for: %+v; want it named as %s, with its request, when it was sent, and both clocks", u, id)
+		}
+		if len(j.OpenCreates()) != 0 {
+			t.Error("the look did not settle the create")
+		}
+		_ = j.End(true, false, nil, nil)
+	}
+	j = open(t, path, c)
+	if unknown, err := j.Dismiss([]string{id}, "dismissed"); err != nil || len(unknown) > 0 {
+		t.Fatalf("dismiss %s: %v, %v", id, unknown, err)
+	}
+	if got := ids(leftovers(t, j)); strings.Contains(got, "create:") {
+		t.Errorf("dismissed, it is still named: %s", got)
+	}
+	_ = j.Close()
 }

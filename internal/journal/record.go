@@ -29,6 +29,7 @@ const (
 	kindTaken     = "taken"     // a create took this leftover instead of sending
 	kindLooked    = "looked"    // a look at the service for what open creates made
 	kindFound     = "found"     // a subscription such a look, or a lost run's, found
+	kindUnfound   = "unfound"   // an open create such a look found nothing for
 	kindDismissed = "dismissed" // dealt with: by the user, or gone at the service
 	kindDamaged   = "damaged"   // ids a damaged line showed, kept when it was compacted away
 	kindSize      = "size"      // what one process's state held, kept when compacted
@@ -74,6 +75,14 @@ type record struct {
 	Group   string   `json:"grp,omitempty"`
 	Sends   []string `json:"sends,omitempty"`
 	Created int64    `json:"created,omitempty"`
+	// Made: the service's createdAt (Unix seconds), which places the
+	// clock that dates it (ClockSpan).
+	// Unfound: the create (Sends, one), its window by the service's clock
+	// (Window, Unix seconds from and to), and the clocks the look read
+	// (Clocks, ms: the Date header's offset, then, when the create's
+	// process had answers, their span's from and to).
+	Window []int64 `json:"win,omitempty"`
+	Clocks []int64 `json:"clk,omitempty"`
 	// Found: the start of the lost run (Unix seconds) whose window it was
 	// found in; 0 for a look for open creates.
 	LostRun int64 `json:"lost,omitempty"`

@@ -34,7 +34,8 @@ type process struct {
 	account   string
 	home      Home
 	ended     bool
-	end       int // index of its end record
+	answers   ClockSpan // what its answered creates show of the service's clock
+	end       int       // index of its end record
 	whole     bool
 	applied   bool
 }
@@ -66,9 +67,10 @@ type subscription struct {
 	created       time.Time
 	group         string
 	lostRun       time.Time
-	line          int    // OriginDamaged: the line it was read from
-	seen          bool   // a state held it after it was given
-	dismissed     string // why it was dismissed; "" while it was not
+	line          int     // OriginDamaged: the line it was read from
+	unfound       *record // OriginUnfound: the look's record of it
+	seen          bool    // a state held it after it was given
+	dismissed     string  // why it was dismissed; "" while it was not
 }
 
 // group is one look at the service: the creates it was for, and what it
@@ -135,6 +137,9 @@ func (v *view) apply(r record) {
 	case kindMade, kindTaken:
 		if s := v.sends[key]; s != nil {
 			s.open = false
+			if r.Kind == kindMade && r.Created != 0 {
+				p.answers = p.answers.add(time.Unix(r.Created, 0), s.at, at)
+			}
 		}
 		v.subs[r.ID] = &subscription{id: r.ID, request: r.Request, also: r.Also, origin: OriginCreate, given: index, givenAt: at, process: r.Process, from: r.Process}
 	case kindLooked:
@@ -166,6 +171,17 @@ func (v *view) apply(r record) {
 			}
 		}
 		v.subs[r.ID] = s
+	case kindUnfound:
+		for _, ref := range r.Sends {
+			proc, n, _ := strings.Cut(ref, ":")
+			create, _ := strconv.Atoi(n)
+			id := UnfoundID(proc, create)
+			rec := r
+			v.subs[id] = &subscription{id: id, request: r.Request, origin: OriginUnfound, given: index, givenAt: at, process: r.Process, from: proc, unfound: &rec}
+			if s := v.sends[sendKey{proc, create}]; s != nil {
+				rec.At = s.at.UnixMilli() // when it was sent
+			}
+		}
 	case kindSeen:
 		for _, id := range r.IDs {
 			if s := v.subs[id]; s != nil {
@@ -279,6 +295,18 @@ func (v *view) leftovers(self string, lostRun time.Time, isLive liveness) []Left
 		if s.origin == OriginLostRun {
 			l.Run = s.lostRun
 		}
+		if u := s.unfound; u != nil {
+			l.Given = time.UnixMilli(u.At)
+			if len(u.Window) == 2 {
+				l.Window = [2]time.Time{time.Unix(u.Window[0], 0), time.Unix(u.Window[1], 0)}
+			}
+			if len(u.Clocks) > 0 {
+				l.DateOffset = time.Duration(u.Clocks[0]) * time.Millisecond
+			}
+			if len(u.Clocks) == 3 {
+				l.Answers = ClockSpan{From: time.Duration(u.Clocks[1]) * time.Millisecond, To: time.Duration(u.Clocks[2]) * time.Millisecond, Known: true}
+			}
+		}
 		if g := v.groups[s.group]; s.origin == OriginFound && g != nil {
 			l.Sends = len(g.sends)
 			for _, id := range g.found {
@@ -303,7 +331,7 @@ func (v *view) openCreates(self string, isLive liveness) []OpenCreate {
 			continue
 		}
 		out = append(out, OpenCreate{Process: k.process, Create: k.create, Request: s.request, Sent: s.at, Within: s.within,
-			Run: p.startedAt, Service: p.service, Account: p.account, Home: p.home})
+			Run: p.startedAt, Service: p.service, Account: p.account, Home: p.home, Answers: p.answers})
 	}
 	slices.SortFunc(out, func(a, b OpenCreate) int { return a.Sent.Compare(b.Sent) })
 	return out

@@ -65,6 +65,10 @@ type killSetup struct {
 	// applied, when above 0, is an apply of that many the working
 	// directory completes first, its state saved.
 	applied int
+	// dateAhead puts the Date header of every answer that far ahead of
+	// the clock that dates createdAt, as a service whose front servers
+	// keep another clock does.
+	dateAhead time.Duration
 }
 
 // killedRun is a working directory whose apply was killed mid-way, with
@@ -103,7 +107,7 @@ func kill(t *testing.T, s killSetup) *killedRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	front := &answeredCreates{emu: emu, answers: map[string]int{}, arrivals: map[string]int{}}
+	front := &answeredCreates{emu: emu, answers: map[string]int{}, arrivals: map[string]int{}, dateAhead: s.dateAhead}
 	ts := httptest.NewServer(front)
 	t.Cleanup(func() { ts.Close(); emu.Close() })
 	srv := &emulatortest.Server{Emulator: emu, URL: ts.URL, Token: emulatortest.Token}
@@ -384,13 +388,17 @@ resource "mobileplan_subscription" "same_plan" {
 // answeredCreates fronts an emulator and counts the creates that arrived
 // and those it answered, by plan.
 type answeredCreates struct {
-	emu      *emulator.Emulator
-	mu       sync.Mutex
-	arrivals map[string]int
-	answers  map[string]int
+	emu       *emulator.Emulator
+	dateAhead time.Duration
+	mu        sync.Mutex
+	arrivals  map[string]int
+	answers   map[string]int
 }
 
 func (a *answeredCreates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if a.dateAhead != 0 {
+		w = &datedAhead{ResponseWriter: w, ahead: a.dateAhead}
+	}
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/subscriptions" {
 		a.emu.ServeHTTP(w, r)
 		return
@@ -409,6 +417,30 @@ func (a *answeredCreates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.answers[req.PlanID]++
 	a.mu.Unlock()
 }
+
+// datedAhead moves an answer's Date header ahead by ahead, as it is
+// written.
+type datedAhead struct {
+	http.ResponseWriter
+	ahead time.Duration
+	moved bool
+}
+
+func (d *datedAhead) move() {
+	if d.moved {
+		return
+	}
+	d.moved = true
+	if t, err := http.ParseTime(d.Header().Get("Date")); err == nil {
+		d.Header().Set("Date", t.Add(d.ahead).UTC().Format(http.TimeFormat))
+	}
+}
+
+func (d *datedAhead) WriteHeader(code int) { d.move(); d.ResponseWriter.WriteHeader(code) }
+
+func (d *datedAhead) Write(b []byte) (int, error) { d.move(); return d.ResponseWriter.Write(b) }
+
+func (d *datedAhead) Unwrap() http.ResponseWriter { return d.ResponseWriter }
 
 // creates are how many creates of planID were answered, and how many
 // arrived and await their answer.

@@ -243,12 +243,12 @@ func (r *recovery) lookForOpenCreates(ctx context.Context, j *journal.Journal, c
 		seen = append(seen, l)
 	}
 	r.offset = offset
-	found := r.tuning.Look(creates, seen, offset, j.Known)
-	if err := j.RecordLook(creates, found); err != nil {
+	looked := r.tuning.Look(creates, seen, offset, j.Known)
+	if err := j.RecordLook(creates, looked); err != nil {
 		r.failed = err
 		return nil
 	}
-	tflog.Info(ctx, "Looked at the service for what creates with no answer on record made", map[string]any{"creates": len(creates), "found": len(found)})
+	tflog.Info(ctx, "Looked at the service for what creates with no answer on record made", map[string]any{"creates": len(creates), "found": len(looked.Found), "unfound": len(looked.Unfound)})
 	return nil
 }
 
@@ -593,7 +593,7 @@ func (r *recovery) scan(ctx context.Context, c *client.Client, j *journal.Journa
 	wanted := map[string]bool{}
 	var earliest time.Time
 	for _, l := range left {
-		if r.seen[l.ID] {
+		if r.seen[l.ID] || !l.AtService() {
 			continue
 		}
 		wanted[l.ID] = true
@@ -769,7 +769,7 @@ func (r *recovery) create(ctx context.Context, body client.CreateSubscriptionReq
 	var diags diag.Diagnostics
 	switch {
 	case err == nil:
-		if jerr := record.Made(sub.ID); jerr != nil {
+		if jerr := record.Made(sub.ID, time.Unix(sub.CreatedAt, 0)); jerr != nil {
 			diags.Append(diagnostics.JournalAnswerUnrecorded(sub.ID, jerr))
 		}
 	case client.IsSendRecordError(err):
@@ -903,6 +903,10 @@ func (r *recovery) leftoverMessage(l journal.Leftover, why, iccid string) diagno
 		m.Created = time.Time{}
 		m.Request = "plan unknown"
 		m.Source = fmt.Sprintf("shown by damaged line %d of the journal", l.Line)
+	case journal.OriginUnfound:
+		m.Created = time.Time{}
+		m.Sent = l.Given
+		m.Source = "a create sent with no answer on record, for which a look at the service found nothing"
 	}
 	return m
 }
@@ -912,6 +916,8 @@ func (r *recovery) why(reason journal.Reason, l journal.Leftover) string {
 	switch reason {
 	case journal.DamagedLine:
 		return "the provider cannot tell what it recorded: check whether it is this configuration's"
+	case journal.NothingFound:
+		return diagnostics.NothingFound(l.Window[0], l.Window[1], l.DateOffset, l.Answers.From, l.Answers.To, l.Answers.Known)
 	case journal.AnotherHome:
 		return fmt.Sprintf("the journal names it for the workspace %q of %s, whose state may not be this one", l.Home.Workspace, l.Home.Dir)
 	case journal.AnotherService:

@@ -190,12 +190,23 @@ func TestCLI_leftoversNoCreateNeedsAreNamedUntilDismissed(t *testing.T) {
 // The provider killed with its CLI (a whole machine or container lost)
 // against a service answering late: the creates in flight have no answer
 // on record. The next apply finds at the service what they made, and buys
-// none of them twice, or names each with its id.
+// none of them twice, or names each with its id; so too against a service
+// whose createdAt runs a day behind its Date header, where the answers of
+// the killed run, not the Date header, place the clock of createdAt.
 func TestCLI_providerKilledWithItsCLIBuysNothingTwice(t *testing.T) {
 	t.Parallel()
 	acctest.SkipUnlessAcceptance(t)
+	for name, dateAhead := range map[string]time.Duration{"one clock": 0, "createdAt a day behind the Date header": 24 * time.Hour} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			providerKilledWithItsCLI(t, dateAhead)
+		})
+	}
+}
+
+func providerKilledWithItsCLI(t *testing.T, dateAhead time.Duration) {
 	const count = 10
-	k := kill(t, killSetup{backend: "local", count: count, after: 2, group: true, latency: 1500 * time.Millisecond})
+	k := kill(t, killSetup{backend: "local", count: count, after: 2, group: true, latency: 1500 * time.Millisecond, dateAhead: dateAhead})
 	// The service acts on what it received: wait out the answers.
 	time.Sleep(2 * time.Second)
 	k.srv.SetFaults(emulator.Faults{})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -106,7 +107,7 @@ func killedRunLeft(t *testing.T, dir, service string, ids []string) {
 		if err := c.Sending(); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Made(id); err != nil {
+		if err := c.Made(id, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -267,5 +268,55 @@ func TestIdOfState(t *testing.T) {
 		if got := idOfState(c.state); got != c.want {
 			t.Errorf("%s: %q, want %q", name, got, c.want)
 		}
+	}
+}
+
+// A create sent with no answer on record, for which the service lists
+// nothing: the look names it, by its name, at every plan after, until
+// dismissed_leftovers names it; nothing is bought in its stead silently.
+func TestRecovery_aCreateALookFindsNothingForIsNamedUntilDismissed(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{})
+	c := acctest.ServiceClient(t, srv)
+	dir := t.TempDir()
+	t.Setenv("TF_DATA_DIR", "")
+	t.Setenv("TF_WORKSPACE", "")
+	path, home := journal.Locate(dir)
+	killed, err := journal.Open(path, home, srv.URL, journal.Options{Now: time.Now, Token: srv.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := killed.NewCreate(requestOf(client.CreateSubscriptionRequest{PlanID: "plan_001"}), time.Minute).Sending(); err != nil {
+		t.Fatal(err)
+	}
+	_ = killed.Close()
+	args := func() ([]string, error) { return []string{"terraform", "plan"}, nil }
+	var name string
+	for run := range 3 {
+		var dismissed []string
+		if run == 2 {
+			dismissed = []string{name}
+		}
+		r := newRecovery(dir, func() func() { return func() {} }, args)
+		if diags := r.open(t.Context(), srv.URL, srv.Token, lostRun{}, dismissed, c); diags.HasError() || len(diags) > 0 {
+			t.Fatalf("run %d opened with %v", run, diags)
+		}
+		diags := r.report(t.Context(), false)
+		r.end()
+		if run == 2 {
+			if len(diags) > 0 {
+				t.Errorf("once dismissed, the plan says %v", diags)
+			}
+			continue
+		}
+		if len(diags) != 1 || diags[0].Summary() != "1 subscription billed and in no state" {
+			t.Fatalf("run %d: %v, want one warning naming the create", run, diags)
+		}
+		detail := diags[0].Detail()
+		m := regexp.MustCompile(`create:[0-9a-f]+:1`).FindString(detail)
+		if m == "" || !strings.Contains(detail, "plan_id plan_001") || !strings.Contains(detail, "sent ") || !strings.Contains(detail, "Date header") ||
+			!strings.Contains(detail, `dismissed_leftovers = ["`+m+`"]`) {
+			t.Fatalf("run %d: the warning does not name the create, its plan, when it was sent, the clocks and how to dismiss it:\n%s", run, detail)
+		}
+		name = m
 	}
 }
