@@ -39,6 +39,7 @@ func run(args []string) error {
 	rateLimit := fs.Float64("rate-limit", 0, "requests per second each token may send to /v1 (a token bucket holding q requests, the smallest whole number in whole seconds: 5 for 5, 3 for 0.3); the rest are answered 429 with Retry-After, counted as rateLimited in /_emulator/stats (0: no limit)")
 	rateLimitWindow := fs.Duration("rate-limit-window", 0, "with -rate-limit, make the quota a fixed window of this length (whole seconds): rate × window requests per window, the count starting afresh when it ends, as many APIs count (default: a token bucket)")
 	quotaFields := fs.String("quota-fields", "", "with -rate-limit, describe each token's quota on every answer, 429s included: \"ietf\" sends RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers), \"x-ratelimit\" sends X-RateLimit-Limit, -Remaining and -Reset (default: none, as the service's contract assumes)")
+	sequentialIDs := fs.Bool("sequential-ids", false, "issue subscription ids that count up (sub_0000000000000001, …) instead of random ones, so that two emulators issue the same ids, as a staging and a production deployment of a real service may")
 	quiet := fs.Bool("quiet", false, "log only errors, not one line per request")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage of mobileplan-emulator:\n")
@@ -82,6 +83,7 @@ func run(args []string) error {
 		RateLimit:       *rateLimit,
 		RateLimitWindow: *rateLimitWindow,
 		QuotaFields:     fields,
+		SequentialIDs:   *sequentialIDs,
 	}
 	if *quiet {
 		opts.Logger = nil

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -331,4 +332,19 @@ func TestAuthSchemeCaseInsensitive(t *testing.T) {
 	}
 	requireError(t, send(t, "GET", srv.URL+"/v1/plans", "Bearer "+srv.Token+"x", ""), 401, "unauthorized")
 	requireError(t, send(t, "GET", srv.URL+"/v1/plans", "Basic "+srv.Token, ""), 401, "unauthorized")
+}
+
+// Two emulators with SequentialIDs issue the same ids, in order.
+func TestSequentialIDsAreTheSameAtTwoEmulators(t *testing.T) {
+	var issued [2][]string
+	for i := range issued {
+		srv := emulatortest.Start(t, emulator.Options{SequentialIDs: true})
+		for range 3 {
+			issued[i] = append(issued[i], create(t, srv, "plan_001").ID)
+		}
+	}
+	want := []string{"sub_0000000000000001", "sub_0000000000000002", "sub_0000000000000003"}
+	if !slices.Equal(issued[0], want) || !slices.Equal(issued[1], want) {
+		t.Errorf("issued %v and %v, want %v at each", issued[0], issued[1], want)
+	}
 }

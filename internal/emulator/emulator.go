@@ -56,6 +56,11 @@ type Options struct {
 	QuotaFields QuotaFields
 	// QuotaFieldsQuirk makes those fields misbehave, for tests.
 	QuotaFieldsQuirk QuotaFieldsQuirk
+	// SequentialIDs makes subscription ids count up (sub_0000000000000001,
+	// sub_0000000000000002, …) instead of being random, so that two
+	// emulators issue the same ids, as a staging and a production
+	// deployment of a real service may.
+	SequentialIDs bool
 
 	// beforeCommit, when set, runs first in every write of StatePath, and
 	// its error fails the write as a full disk would; tests set it.
@@ -107,7 +112,7 @@ func New(opts Options) (*Emulator, error) {
 		}
 		ds = *opts.Dataset
 	}
-	st, err := state.Open(state.Options{Path: opts.StatePath, Dataset: ds, Now: opts.Now, Logger: logger, BeforeCommit: opts.beforeCommit})
+	st, err := state.Open(state.Options{Path: opts.StatePath, Dataset: ds, Now: opts.Now, Logger: logger, BeforeCommit: opts.beforeCommit, SequentialIDs: opts.SequentialIDs})
 	if err != nil {
 		return nil, err
 	}

@@ -31,13 +31,14 @@ type Store struct {
 	now func() time.Time
 	content
 
-	db           *bolt.DB // nil: memory only
-	path         string
-	beforeCommit func() error
-	queue        chan *Tx
-	closed       chan struct{}
-	wg           sync.WaitGroup
-	closeOnce    sync.Once
+	db            *bolt.DB // nil: memory only
+	path          string
+	sequentialIDs bool
+	beforeCommit  func() error
+	queue         chan *Tx
+	closed        chan struct{}
+	wg            sync.WaitGroup
+	closeOnce     sync.Once
 }
 
 // Open builds the state: from the file at opts.Path when it holds one,
@@ -49,7 +50,7 @@ func Open(opts Options) (*Store, error) {
 	if opts.Logger == nil {
 		opts.Logger = log.New(io.Discard, "", 0)
 	}
-	s := &Store{now: opts.Now, path: opts.Path, beforeCommit: opts.BeforeCommit, closed: make(chan struct{})}
+	s := &Store{now: opts.Now, path: opts.Path, beforeCommit: opts.BeforeCommit, sequentialIDs: opts.SequentialIDs, closed: make(chan struct{})}
 	if opts.Path == "" {
 		s.load(opts.Dataset.normalized(), nil, 0, 0)
 		return s, nil
@@ -101,7 +102,7 @@ func (s *Store) View(fn func(r *ReadTx)) {
 // stored. fn runs under the store's lock, perhaps on another goroutine: it
 // must not call View or Update, and must not keep tx.
 func (s *Store) Update(fn func(tx *Tx) error) error {
-	tx := &Tx{ReadTx: ReadTx{s: &s.content, now: s.now}, persist: s.db != nil, fn: fn}
+	tx := &Tx{ReadTx: ReadTx{s: &s.content, now: s.now}, persist: s.db != nil, sequentialIDs: s.sequentialIDs, fn: fn}
 	if s.db == nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -205,4 +206,8 @@ type Options struct {
 	// BeforeCommit, when set, runs first in every write transaction, and
 	// its error fails the commit as a full disk would. Tests use it.
 	BeforeCommit func() error
+	// SequentialIDs makes subscription ids count up from sub_0000000000000001
+	// instead of being random: two stores given the same creates issue the
+	// same ids, as two deployments of a real service may.
+	SequentialIDs bool
 }

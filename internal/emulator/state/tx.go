@@ -9,12 +9,13 @@ import (
 // only mutations of the state there are.
 type Tx struct {
 	ReadTx
-	persist bool     // false without a file: nothing to encode
-	writes  batch    // what the change writes to the file
-	undo    []func() // run in reverse order on failure
-	fn      func(*Tx) error
-	err     error      // fn's refusal, or a storage failure
-	done    chan error // the committer's answer
+	persist       bool     // false without a file: nothing to encode
+	sequentialIDs bool     // Options.SequentialIDs
+	writes        batch    // what the change writes to the file
+	undo          []func() // run in reverse order on failure
+	fn            func(*Tx) error
+	err           error      // fn's refusal, or a storage failure
+	done          chan error // the committer's answer
 }
 
 // Each mutation below changes memory through one of the record helpers at
@@ -61,9 +62,14 @@ func (tx *Tx) Subscribe(plan Plan, now int64) (Subscription, bool) {
 		return Subscription{}, false
 	}
 	purchased := Allowance{DataBytes: ptr(plan.DataMegaBytes * BytesPerMegabyte)}
+	seq := int64(len(s.subs) + 1)
+	id := "sub_" + hex.EncodeToString(randomBytes(8))
+	if tx.sequentialIDs {
+		id = fmt.Sprintf("sub_%016x", seq)
+	}
 	sub := &Subscription{
-		Seq:          int64(len(s.subs) + 1),
-		ID:           "sub_" + hex.EncodeToString(randomBytes(8)),
+		Seq:          seq,
+		ID:           id,
 		AttachmentID: "att_" + hex.EncodeToString(randomBytes(8)),
 		EsimICCID:    esim.ICCID,
 		PlanID:       plan.ID,
