@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"slices"
 	"time"
 )
 
@@ -104,6 +105,18 @@ type Run struct {
 	Creates   int
 	Plan      bool
 	AtService Status
+	// Seen: this run's state holds the leftover (a Read, a plan or an
+	// import of it, or a create given it), by service and id.
+	Seen bool
+	// Beside are the services and accounts of the other provider
+	// configurations of this run (Journal.Beside).
+	Beside []Served
+}
+
+// Served is a service's base URL and an account (a token's fingerprint)
+// that a provider configuration serves.
+type Served struct {
+	Service, Account string
 }
 
 // Reason is why a leftover is not taken.
@@ -112,7 +125,9 @@ type Reason int
 const (
 	Taken         Reason = iota // not a reason: the leftover is taken
 	GoneAtService               // not billed any more: nothing to name
+	SeenInState                 // this run's state holds it: nothing to name
 	PresumedHeld                // presumed in state: nothing to name yet
+	ServedBeside                // another configuration of this run names it
 	DamagedLine
 	NothingFound
 	AnotherHome
@@ -137,7 +152,7 @@ type Decision struct {
 // Named reports whether a leftover decided so is still billed and in no
 // state: to be named until it is dealt with.
 func (d Decision) Named() bool {
-	return !d.Take && d.Reason != GoneAtService && d.Reason != PresumedHeld
+	return !d.Take && d.Reason != GoneAtService && d.Reason != SeenInState && d.Reason != PresumedHeld && d.Reason != ServedBeside
 }
 
 // Tuning holds the constants the recovery's rules name. Each decides a
@@ -177,6 +192,9 @@ type rule struct {
 var rules = []rule{
 	// What the service no longer has is billed no more.
 	{GoneAtService, func(_ Leftover, r Run, _ Tuning) bool { return r.AtService == Gone }},
+	// This run's state holds it: neither a leftover to take nor one to
+	// name.
+	{SeenInState, func(_ Leftover, r Run, _ Tuning) bool { return r.Seen }},
 	// What a process handed Terraform as it ended is in its state unless
 	// a plan of the whole state, since or now, did not find it.
 	{PresumedHeld, func(l Leftover, r Run, _ Tuning) bool {
@@ -191,6 +209,12 @@ var rules = []rule{
 	// (or an unknown) state: this state cannot vouch for it.
 	{AnotherHome, func(l Leftover, r Run, _ Tuning) bool {
 		return l.Home.Workspace != r.Home.Workspace || l.Home.Dir != r.Home.Dir && (l.Home.Backend == "" || l.Home.Backend != r.Home.Backend)
+	}},
+	// Of another service or account that another configuration of this
+	// run serves: that configuration, which sees its own state, names it
+	// or takes it.
+	{ServedBeside, func(l Leftover, r Run, _ Tuning) bool {
+		return (l.Service != r.Service || l.Account != r.Account) && slices.Contains(r.Beside, Served{l.Service, l.Account})
 	}},
 	{AnotherService, func(l Leftover, r Run, _ Tuning) bool { return l.Service != r.Service }},
 	{AnotherAccount, func(l Leftover, r Run, _ Tuning) bool { return l.Account != r.Account }},

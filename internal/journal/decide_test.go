@@ -56,6 +56,7 @@ func decideRows() []row {
 	return []row{
 		decideRow("the ordinary case: an unused leftover of the create's plan, vouched for, is taken", leftover(nil), apply(nil), taken),
 		decideRow("the service no longer has it: not named, not taken", leftover(nil), apply(func(r *Run) { r.AtService = Gone }), notTaken(GoneAtService)),
+		decideRow("this run's state holds it: neither taken nor named", leftover(nil), apply(func(r *Run) { r.Seen = true }), notTaken(SeenInState)),
 		decideRow("a damaged line's id: named, never taken", leftover(func(l *Leftover) { l.Origin = OriginDamaged }), apply(nil), notTaken(DamagedLine)),
 		decideRow("a create a look found nothing for: named, never taken", leftover(func(l *Leftover) { l.Origin = OriginUnfound }), apply(nil), notTaken(NothingFound)),
 		decideRow("given to a process that ended as Terraform ends it: presumed held, not named", leftover(func(l *Leftover) { l.Presumed, l.Vouched = true, false }),
@@ -75,6 +76,11 @@ func decideRows() []row {
 			apply(func(r *Run) { r.Home = restored }), taken),
 		decideRow("the same working directory whatever the state says", leftover(func(l *Leftover) { l.Home.Backend = "local:old" }), apply(func(r *Run) { r.Home.Backend = "local:new" }), taken),
 		decideRow("made at another base_url", leftover(func(l *Leftover) { l.Service = "https://other.example.com" }), apply(nil), notTaken(AnotherService)),
+		decideRow("made at another base_url that another configuration of this run serves: left to it, not named here", leftover(func(l *Leftover) { l.Service = "https://other.example.com" }),
+			apply(func(r *Run) { r.Beside = []Served{{Service: "https://other.example.com"}} }), notTaken(ServedBeside)),
+		decideRow("made with another token that another configuration of this run serves: left to it", leftover(func(l *Leftover) { l.Account = "another" }),
+			apply(func(r *Run) { r.Beside = []Served{{Service: svc, Account: "another"}} }), notTaken(ServedBeside)),
+		decideRow("this run's own service beside it: not a reason", leftover(nil), apply(func(r *Run) { r.Beside = []Served{{Service: svc}} }), taken),
 		decideRow("made with another token, for another account", leftover(func(l *Leftover) { l.Account = "another" }), apply(nil), notTaken(AnotherAccount)),
 		decideRow("a run an hour short of StaleAfter old: taken", leftover(func(l *Leftover) { l.Run = t0.Add(-7*24*time.Hour + time.Hour) }), apply(nil), taken),
 		decideRow("a run StaleAfter old: named, never taken", leftover(func(l *Leftover) { l.Run = t0.Add(-7 * 24 * time.Hour) }), apply(nil), notTaken(Stale)),
@@ -104,7 +110,8 @@ func TestDecide(t *testing.T) {
 // subscription gone at the service is not.
 func TestNamed(t *testing.T) {
 	t.Parallel()
-	for d, want := range map[Decision]bool{taken: false, notTaken(GoneAtService): false, notTaken(PresumedHeld): false, notTaken(NoCreate): true, notTaken(Stale): true} {
+	for d, want := range map[Decision]bool{taken: false, notTaken(GoneAtService): false, notTaken(SeenInState): false, notTaken(PresumedHeld): false, notTaken(ServedBeside): false,
+		notTaken(NoCreate): true, notTaken(Stale): true, notTaken(AnotherService): true} {
 		if d.Named() != want {
 			t.Errorf("%+v named %v, want %v", d, d.Named(), want)
 		}

@@ -266,19 +266,20 @@ func needsCompaction(v *view, records []record, damaged []Damaged, lostRun time.
 func compacted(v *view, records []record, damaged []Damaged, home Home, salt string, lostRun time.Time) []record {
 	kept := []record{{Kind: kindHeader, Version: formatVersion, Dir: home.Dir, Workspace: home.Workspace, Salt: salt}}
 	if v.pending(lostRun, nobodyLive) {
-		given := map[uint64]string{}
-		for id := range v.subs {
-			given[idHash(id)] = id
-		}
 		for _, r := range records {
 			switch r.Kind {
 			case kindHeader, kindSize:
 				continue
 			case kindEnd:
 				var seen []string
-				for h := range parseHashes(r.Holds) {
-					if id, ok := given[h]; ok {
-						seen = append(seen, id)
+				holds := parseHashes(r.Holds)
+				service := ""
+				if p := v.processes[r.Process]; p != nil {
+					service = p.service
+				}
+				for key := range v.subs {
+					if _, ok := holds[idHash(key.id)]; ok && (key.service == service || key.service == "") {
+						seen = append(seen, key.id)
 					}
 				}
 				r.Holds, r.Gone = "", ""
@@ -298,7 +299,7 @@ func compacted(v *view, records []record, damaged []Damaged, home Home, salt str
 		}
 	}
 	for _, e := range v.sizes {
-		kept = append(kept, record{Kind: kindSize, Holds: formatHashes(e.ids)})
+		kept = append(kept, record{Kind: kindSize, Service: e.service, Holds: formatHashes(e.ids)})
 	}
 	return kept
 }
@@ -401,7 +402,7 @@ func (j *Journal) OpenCreates() []OpenCreate {
 func (j *Journal) Known(id string) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.view.subs[id] != nil
+	return j.view.of(j.service, id) != nil
 }
 
 // finishingWithin is how recently an orphan must have written for
@@ -446,6 +447,22 @@ func (j *Journal) AfterSibling() bool {
 	return false
 }
 
+// Beside are the services and accounts of the other provider processes of
+// this process's run (started by the same Terraform): the other provider
+// configurations beside it, each of which names what is its own.
+func (j *Journal) Beside() []Served {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_ = j.reloadLocked()
+	var out []Served
+	for id, p := range j.view.processes {
+		if id != j.process && p.ppid == j.ppid && j.ppid != 0 && !slices.Contains(out, Served{p.service, p.account}) {
+			out = append(out, Served{p.service, p.account})
+		}
+	}
+	return out
+}
+
 // StateSize is how many subscriptions this process's state held at the
 // last run here, as far as the reads so far show it: the ids of the size
 // entries they are found in, id's included. A provider configured more
@@ -459,6 +476,9 @@ func (j *Journal) StateSize(id string) int {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for _, e := range j.sizes {
+		if e.service != j.service && e.service != "" {
+			continue // another configuration's, on another service
+		}
 		if _, ok := e.ids[h]; ok && !j.matched[e] {
 			j.matched[e] = true
 			j.expected += len(e.ids)
@@ -619,7 +639,7 @@ func (j *Journal) RecordLostRun(found []Found) error {
 	}
 	var records []record
 	for _, f := range found {
-		if j.view.subs[f.ID] == nil {
+		if j.view.of(j.service, f.ID) == nil {
 			records = append(records, record{Kind: kindFound, ID: f.ID, Request: f.Request, Also: f.Also, Created: f.Created.Unix(), LostRun: j.lostRun.Unix()})
 		}
 	}
@@ -634,7 +654,7 @@ func (j *Journal) Dismiss(ids []string, why string) (unknown []string, err error
 	defer j.mu.Unlock()
 	var records []record
 	for _, id := range ids {
-		s := j.view.subs[id]
+		s := j.view.of(j.service, id)
 		switch {
 		case s == nil:
 			unknown = append(unknown, id)

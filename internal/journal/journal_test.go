@@ -948,3 +948,59 @@ func TestAnOpenCreateALookFoundNothingForIsNamedUntilDismissed(t *testing.T) {
 	}
 	_ = j.Close()
 }
+
+// Two services may issue the same id: the journal keeps a subscription
+// of each apart, and a state of one service holding the id holds only
+// that service's.
+func TestTheSameIDAtTwoServicesIsTwoSubscriptions(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	staging := "https://staging.example.com"
+	for _, service := range []string{svc, staging} {
+		j := must(Open(path, here, service, Options{Now: c.Now}))
+		made(t, j, byID, "sub_0001")
+		_ = j.Close() // killed
+	}
+	at := func(ls []Leftover) map[string]bool {
+		out := map[string]bool{}
+		for _, l := range ls {
+			out[l.Service+" "+l.ID] = true
+		}
+		return out
+	}
+	j := must(Open(path, here, svc, Options{Now: c.Now}))
+	if got := at(leftovers(t, j)); !got[svc+" sub_0001"] || !got[staging+" sub_0001"] || len(got) != 2 {
+		t.Errorf("leftovers %v, want sub_0001 of each service", got)
+	}
+	if !j.Known("sub_0001") || j.Known("sub_0002") {
+		t.Error("Known does not know this service's sub_0001")
+	}
+	// A plan of the production service whose state holds sub_0001.
+	_ = j.End(true, false, []string{"sub_0001"}, nil)
+	j = must(Open(path, here, staging, Options{Now: c.Now}))
+	defer j.Close()
+	if got := at(leftovers(t, j)); !got[staging+" sub_0001"] || len(got) != 1 {
+		t.Errorf("after a production state held sub_0001: leftovers %v, want staging's sub_0001 alone", got)
+	}
+	if n := j.StateSize("sub_0001"); n != 0 {
+		t.Errorf("the staging configuration's state size counts production's entry: %d", n)
+	}
+}
+
+// Beside are the services and accounts of the other processes the same
+// Terraform started, and of no other run's.
+func TestBesideAreThisRunsOtherConfigurations(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	staging := "https://staging.example.com"
+	earlier := must(Open(path, here, "https://gone.example.com", Options{Now: c.Now, pid: 90, ppid: 9}))
+	_ = earlier.End(true, false, nil, nil)
+	prod := must(Open(path, here, svc, Options{Now: c.Now, Token: "p", pid: 101, ppid: 10}))
+	defer prod.Close()
+	stage := must(Open(path, here, staging, Options{Now: c.Now, Token: "s", pid: 102, ppid: 10}))
+	defer stage.Close()
+	got := prod.Beside()
+	if len(got) != 1 || got[0] != (Served{staging, stage.Account()}) {
+		t.Errorf("beside production: %+v, want staging alone", got)
+	}
+}

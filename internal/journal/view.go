@@ -15,7 +15,7 @@ import (
 type view struct {
 	processes map[string]*process
 	sends     map[sendKey]*send
-	subs      map[string]*subscription // by id
+	subs      map[subKey]*subscription // by service and id
 	groups    map[string]*group        // looks, by group
 	sizes     []*sizeEntry             // oldest first
 	index     int                      // records folded
@@ -53,11 +53,17 @@ type send struct {
 	open    bool // sent, with no answer on record
 }
 
+// subKey names a subscription: its service's base URL and its id, since
+// two services (a staging and a production one) may issue the same id. A
+// damaged line's id is of no known service ("").
+type subKey struct{ service, id string }
+
 // subscription is what the journal knows of one subscription: the latest
 // record that gave it to a process (its answer to a create, a take, a
 // look's find, a damaged line), and what followed.
 type subscription struct {
 	id            string
+	service       string // its service's base URL; "" for a damaged line's
 	request, also string
 	origin        Origin
 	given         int // index of that record
@@ -77,17 +83,18 @@ type subscription struct {
 // found.
 type group struct {
 	sends []sendKey
-	found []string
+	found []subKey
 }
 
 // sizeEntry is what one process's state held, less what later processes
 // held or found gone.
 type sizeEntry struct {
-	ids map[uint64]struct{}
+	service string // of the process; "" in a journal written before it was kept
+	ids     map[uint64]struct{}
 }
 
 func newView() *view {
-	return &view{processes: map[string]*process{}, sends: map[sendKey]*send{}, subs: map[string]*subscription{}, groups: map[string]*group{}}
+	return &view{processes: map[string]*process{}, sends: map[sendKey]*send{}, subs: map[subKey]*subscription{}, groups: map[string]*group{}}
 }
 
 // maxSizeEntries bounds the size entries kept: those of provider
@@ -101,12 +108,12 @@ func (v *view) apply(r record) {
 	index := v.index
 	switch r.Kind {
 	case kindSize:
-		v.addSize(parseHashes(r.Holds), nil)
+		v.addSize(r.Service, parseHashes(r.Holds), nil)
 		return
 	case kindDamaged:
 		for _, id := range r.IDs {
-			if v.subs[id] == nil {
-				v.subs[id] = &subscription{id: id, origin: OriginDamaged, given: index, line: r.Line, givenAt: time.UnixMilli(r.At)}
+			if v.subs[subKey{"", id}] == nil {
+				v.subs[subKey{"", id}] = &subscription{id: id, origin: OriginDamaged, given: index, line: r.Line, givenAt: time.UnixMilli(r.At)}
 			}
 		}
 		return
@@ -141,7 +148,7 @@ func (v *view) apply(r record) {
 				p.answers = p.answers.add(time.Unix(r.Created, 0), s.at, at)
 			}
 		}
-		v.subs[r.ID] = &subscription{id: r.ID, request: r.Request, also: r.Also, origin: OriginCreate, given: index, givenAt: at, process: r.Process, from: r.Process}
+		v.give(&subscription{id: r.ID, service: p.service, request: r.Request, also: r.Also, origin: OriginCreate, given: index, givenAt: at, process: r.Process, from: r.Process})
 	case kindLooked:
 		g := v.groups[r.Group]
 		if g == nil {
@@ -157,50 +164,50 @@ func (v *view) apply(r record) {
 			}
 		}
 	case kindFound:
-		if known := v.subs[r.ID]; known != nil && known.origin != OriginDamaged {
+		if v.subs[subKey{p.service, r.ID}] != nil {
 			return // a look never finds what the journal knows
 		}
-		s := &subscription{id: r.ID, request: r.Request, also: r.Also, origin: OriginFound, given: index, givenAt: at, process: r.Process, from: r.Process,
+		s := &subscription{id: r.ID, service: p.service, request: r.Request, also: r.Also, origin: OriginFound, given: index, givenAt: at, process: r.Process, from: r.Process,
 			created: time.Unix(r.Created, 0), group: r.Group}
 		if r.LostRun != 0 {
 			s.origin, s.lostRun = OriginLostRun, time.Unix(r.LostRun, 0)
 		} else if g := v.groups[r.Group]; g != nil {
-			g.found = append(g.found, r.ID)
+			g.found = append(g.found, subKey{p.service, r.ID})
 			if len(g.sends) > 0 {
 				s.from = g.sends[0].process // the creates' process, not the looker
 			}
 		}
-		v.subs[r.ID] = s
+		v.give(s)
 	case kindUnfound:
 		for _, ref := range r.Sends {
 			proc, n, _ := strings.Cut(ref, ":")
 			create, _ := strconv.Atoi(n)
 			id := UnfoundID(proc, create)
 			rec := r
-			v.subs[id] = &subscription{id: id, request: r.Request, origin: OriginUnfound, given: index, givenAt: at, process: r.Process, from: proc, unfound: &rec}
+			v.give(&subscription{id: id, service: p.service, request: r.Request, origin: OriginUnfound, given: index, givenAt: at, process: r.Process, from: proc, unfound: &rec})
 			if s := v.sends[sendKey{proc, create}]; s != nil {
 				rec.At = s.at.UnixMilli() // when it was sent
 			}
 		}
 	case kindSeen:
 		for _, id := range r.IDs {
-			if s := v.subs[id]; s != nil {
+			if s := v.of(p.service, id); s != nil {
 				v.see(s, r.Process, index)
 			}
 		}
 	case kindDismissed:
-		if s := v.subs[r.ID]; s != nil && s.dismissed == "" {
+		if s := v.of(p.service, r.ID); s != nil && s.dismissed == "" {
 			s.dismissed = r.Why
 		}
 	case kindEnd:
 		p.ended, p.end, p.whole, p.applied = true, index, r.Whole, r.Applied
 		holds := parseHashes(r.Holds)
 		for _, s := range v.subs {
-			if _, ok := holds[idHash(s.id)]; ok {
+			if _, ok := holds[idHash(s.id)]; ok && (s.service == p.service || s.service == "") {
 				v.see(s, r.Process, index)
 			}
 		}
-		v.addSize(holds, parseHashes(r.Gone))
+		v.addSize(p.service, holds, parseHashes(r.Gone))
 	}
 }
 
@@ -215,11 +222,32 @@ func (v *view) see(s *subscription, process string, index int) {
 	}
 }
 
-// addSize adds what a process's state held, and takes it, with what it
-// found gone, out of the entries before it.
-func (v *view) addSize(holds, gone map[uint64]struct{}) {
+// give records what a record gave a process: a subscription of its
+// service, which a damaged line's id, if it showed the same, no longer
+// stands for.
+func (v *view) give(s *subscription) {
+	delete(v.subs, subKey{"", s.id})
+	v.subs[subKey{s.service, s.id}] = s
+}
+
+// of is the subscription id of service, or the damaged line's id.
+func (v *view) of(service, id string) *subscription {
+	if s := v.subs[subKey{service, id}]; s != nil {
+		return s
+	}
+	return v.subs[subKey{"", id}]
+}
+
+// addSize adds what a process of service had its state hold, and takes
+// it, with what it found gone, out of the entries of that service before
+// it (and of those of no known service).
+func (v *view) addSize(service string, holds, gone map[uint64]struct{}) {
 	kept := v.sizes[:0]
 	for _, e := range v.sizes {
+		if e.service != service && e.service != "" {
+			kept = append(kept, e)
+			continue
+		}
 		for h := range e.ids {
 			_, held := holds[h]
 			_, left := gone[h]
@@ -233,7 +261,7 @@ func (v *view) addSize(holds, gone map[uint64]struct{}) {
 	}
 	v.sizes = kept
 	if len(holds) > 0 {
-		v.sizes = append(v.sizes, &sizeEntry{ids: holds})
+		v.sizes = append(v.sizes, &sizeEntry{service: service, ids: holds})
 	}
 	if len(v.sizes) > maxSizeEntries {
 		v.sizes = slices.Delete(v.sizes, 0, len(v.sizes)-maxSizeEntries)
@@ -309,8 +337,8 @@ func (v *view) leftovers(self string, lostRun time.Time, isLive liveness) []Left
 		}
 		if g := v.groups[s.group]; s.origin == OriginFound && g != nil {
 			l.Sends = len(g.sends)
-			for _, id := range g.found {
-				if f := v.subs[id]; f != nil && !f.seen && f.dismissed == "" {
+			for _, key := range g.found {
+				if f := v.subs[key]; f != nil && !f.seen && f.dismissed == "" {
 					l.Found++
 				}
 			}

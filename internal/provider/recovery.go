@@ -65,8 +65,9 @@ type recovery struct {
 	seen          map[string]bool
 	holds         map[string]struct{}
 	gone          map[string]struct{}
-	planned       map[string]int // creates this process planned, by request
-	allotted      map[string]int // of those, the ones the preflight counts as taken
+	planned       map[string]int   // creates this process planned, by request
+	allotted      map[string]int   // of those, the ones the preflight counts as taken
+	beside        []journal.Served // the other configurations of this run (lookBeside)
 	took          []diagnostics.Leftover
 	reportedTakes int                             // of took, those a report named
 	fromService   map[string]*client.Subscription // what the service showed of leftovers
@@ -426,16 +427,28 @@ func appliesAPlanFile(args []string) bool {
 	return false
 }
 
-// run is what the decision reads of this process's run, for a leftover
-// with creates of its request still to serve and the service's answer.
-func (r *recovery) run(creates int, plan bool, at journal.Status) journal.Run {
+// run is what the decision reads of this process's run for leftover l,
+// with creates of its request still to serve and the service's answer:
+// whether this state holds it is one of those facts.
+func (r *recovery) run(l journal.Leftover, creates int, plan bool, at journal.Status) journal.Run {
 	r.mu.Lock()
-	service, home, account := r.service, r.home, ""
+	service, home, account, beside := r.service, r.home, "", r.beside
 	if r.journal != nil {
 		account = r.journal.Account()
 	}
+	seen := l.Service == service && r.seen[l.ID]
 	r.mu.Unlock()
-	return journal.Run{Now: r.now(), Service: service, Account: account, Home: home, Limited: r.limited(), Creates: creates, Plan: plan, AtService: at}
+	return journal.Run{Now: r.now(), Service: service, Account: account, Home: home, Limited: r.limited(), Creates: creates, Plan: plan, AtService: at,
+		Seen: seen, Beside: beside}
+}
+
+// lookBeside reads which services and accounts the other provider
+// configurations of this run serve, for the decisions that follow.
+func (r *recovery) lookBeside(j *journal.Journal) {
+	beside := j.Beside()
+	r.mu.Lock()
+	r.beside = beside
+	r.mu.Unlock()
 }
 
 // planCreate is what the plan of a create with configuration config says
@@ -497,9 +510,9 @@ func (r *recovery) usableFor(request string) int {
 		usable := map[string]int{}
 		if j != nil {
 			left, _ := j.Leftovers()
-			run := r.run(1, true, journal.Unchecked)
+			r.lookBeside(j)
 			for _, l := range left {
-				if !r.seenInState(l.ID) && journal.Decide(l, run, r.tuning).Take {
+				if journal.Decide(l, r.run(l, 1, true, journal.Unchecked), r.tuning).Take {
 					usable[l.Request]++
 					if l.Also != "" {
 						usable[l.Also]++
@@ -510,14 +523,6 @@ func (r *recovery) usableFor(request string) int {
 		r.usable = usable
 	})
 	return r.usable[request]
-}
-
-// seenInState reports whether this process saw subscription id in its
-// state.
-func (r *recovery) seenInState(id string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.seen[id]
 }
 
 // take returns a leftover for a create of body, checked at the service
@@ -545,7 +550,7 @@ func (r *recovery) take(ctx context.Context, c *client.Client, body client.Creat
 	var sub *client.Subscription
 	l, ok, err := j.Take(request, func(candidates []journal.Leftover) (string, error) {
 		for _, l := range candidates {
-			if r.seenInState(l.ID) || !journal.Decide(l, r.run(1, false, journal.Unchecked), r.tuning).Take {
+			if !journal.Decide(l, r.run(l, 1, false, journal.Unchecked), r.tuning).Take {
 				continue
 			}
 			got, status, err := r.atService(ctx, c, l.ID, body)
@@ -555,7 +560,7 @@ func (r *recovery) take(ctx context.Context, c *client.Client, body client.Creat
 			if status == journal.Gone {
 				_, _ = j.Dismiss([]string{l.ID}, "gone")
 			}
-			if journal.Decide(l, r.run(1, false, status), r.tuning).Take {
+			if journal.Decide(l, r.run(l, 1, false, status), r.tuning).Take {
 				sub = got
 				return l.ID, nil
 			}
@@ -590,22 +595,25 @@ func (r *recovery) scan(ctx context.Context, c *client.Client, j *journal.Journa
 		return err
 	}
 	r.mu.Lock()
+	offset := r.offset
+	r.mu.Unlock()
 	wanted := map[string]bool{}
 	var earliest time.Time
 	for _, l := range left {
-		if r.seen[l.ID] || !l.AtService() {
+		// What this service's list can show, of what the run may take or
+		// name.
+		if d := journal.Decide(l, r.run(l, 1, false, journal.Unchecked), r.tuning); l.Service != r.service || !l.AtService() || !d.Take && !d.Named() {
 			continue
 		}
 		wanted[l.ID] = true
 		made := l.Given
 		if !l.Created.IsZero() {
-			made = l.Created.Add(-r.offset)
+			made = l.Created.Add(-offset)
 		}
 		if earliest.IsZero() || made.Before(earliest) {
 			earliest = made
 		}
 	}
-	r.mu.Unlock()
 	read, pages := 0, 0
 	for s, err := range c.Subscriptions(ctx) {
 		if err != nil {
@@ -671,9 +679,11 @@ func (r *recovery) atService(ctx context.Context, c *client.Client, id string, b
 // asked.
 func (r *recovery) statusFor(l journal.Leftover) journal.Status {
 	r.mu.Lock()
-	sub, gone := r.fromService[l.ID], r.goneIDs[l.ID]
+	sub, gone, service := r.fromService[l.ID], r.goneIDs[l.ID], r.service
 	r.mu.Unlock()
 	switch {
+	case l.Service != service:
+		return journal.Unchecked // this service's answers say nothing of another's
 	case gone:
 		return journal.Gone
 	case sub == nil:
@@ -802,7 +812,7 @@ func (r *recovery) hasReport() bool {
 	// wait for.
 	left, _ := j.Leftovers()
 	for _, l := range left {
-		if !r.seenInState(l.ID) {
+		if d := journal.Decide(l, r.run(l, 1, true, r.statusFor(l)), r.tuning); d.Take || d.Named() {
 			return true
 		}
 	}
@@ -837,12 +847,10 @@ func (r *recovery) report(ctx context.Context, applyWalk bool) diag.Diagnostics 
 	if err != nil {
 		tflog.Warn(ctx, "Could not read the journal of creates for the run's report", map[string]any{"error": err.Error()})
 	}
+	r.lookBeside(j)
 	var taking, named []diagnostics.Leftover
 	fromLostRun := false
 	for _, l := range left {
-		if r.seenInState(l.ID) {
-			continue
-		}
 		request := l.Request
 		if planned[request] == 0 && planned[l.Also] > 0 {
 			request = l.Also
@@ -851,7 +859,7 @@ func (r *recovery) report(ctx context.Context, applyWalk bool) diag.Diagnostics 
 		if !applyWalk {
 			creates = planned[request]
 		}
-		d := journal.Decide(l, r.run(creates, !applyWalk, r.statusFor(l)), r.tuning)
+		d := journal.Decide(l, r.run(l, creates, !applyWalk, r.statusFor(l)), r.tuning)
 		switch {
 		case d.Take:
 			planned[request]--
@@ -859,7 +867,7 @@ func (r *recovery) report(ctx context.Context, applyWalk bool) diag.Diagnostics 
 		case d.Named():
 			named = append(named, r.leftoverMessage(l, r.why(d.Reason, l), ""))
 		}
-		fromLostRun = fromLostRun || l.Origin == journal.OriginLostRun
+		fromLostRun = fromLostRun || l.Origin == journal.OriginLostRun && (d.Take || d.Named())
 	}
 	var lostRunText string
 	if fromLostRun {

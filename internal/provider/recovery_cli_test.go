@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
@@ -415,5 +417,71 @@ func TestCLI_anApplyWhoseStateWasLostIsTakenBack(t *testing.T) {
 		t.Errorf("after the state was lost: %v in state, %d at the service; want the 4 made before, %v:\n%s", got, srv.Stats().Subscriptions, made, out)
 	}
 	expectOneWarningNames(t, out, "Took 4 subscriptions no state held", made)
+	tf.ExpectNoChanges()
+}
+
+// Two provider configurations of one working directory on two services
+// that issue the same ids (a staging and a production deployment), the
+// CLI killed mid-apply: the next apply leaves exactly the count at each
+// service, and no warning names a subscription a state holds.
+func TestCLI_twoServicesIssuingTheSameIDsBuyNothingTwice(t *testing.T) {
+	t.Parallel()
+	acctest.SkipUnlessAcceptance(t)
+	const count = 6
+	staging := emulatortest.Start(t, emulator.Options{SequentialIDs: true})
+	production := emulatortest.Start(t, emulator.Options{SequentialIDs: true})
+	config := `
+terraform {
+  required_providers {
+    mobileplan = { source = "mobileplan/mobileplan" }
+  }
+}
+`
+	for name, srv := range map[string]*emulatortest.Server{"staging": staging, "production": production} {
+		srv.SetFaults(emulator.Faults{LatencyMs: 1000})
+		config += fmt.Sprintf(`
+provider "mobileplan" {
+  alias                   = %[1]q
+  base_url                = %[2]q
+  api_token               = %[3]q
+  max_requests_per_second = 5
+}
+
+resource "mobileplan_subscription" %[1]q {
+  provider = mobileplan.%[1]s
+  count    = %[4]d
+  plan_id  = "plan_001"
+}
+`, name, srv.URL, srv.Token, count)
+	}
+	tf := newTerraformCLI(t)
+	tf.Write("main.tf", config)
+	apply := startBackground(t, tf, "apply", "-auto-approve", "-input=false")
+	for deadline := time.Now().Add(2 * time.Minute); staging.Stats().Subscriptions < 3 || production.Stats().Subscriptions < 3; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the apply never made 3 at each service:\n%s", apply.out.String())
+		}
+	}
+	providers := providerChildren(t, apply.cmd.Process.Pid, tf.ProviderPath())
+	if err := syscall.Kill(apply.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-apply.exited
+	// The providers see their creates in flight through, then exit.
+	for deadline := time.Now().Add(time.Minute); len(alive(providers)) > 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("killed: %d at staging, %d at production, %d in state", staging.Stats().Subscriptions, production.Stats().Subscriptions, len(stateSubscriptionIDs(t, tf)))
+	staging.SetFaults(emulator.Faults{})
+	production.SetFaults(emulator.Faults{})
+	out := tf.Must("apply", "-auto-approve", "-input=false")
+	if s, p, held := staging.Stats().Subscriptions, production.Stats().Subscriptions, stateSubscriptionIDs(t, tf); s != count || p != count || len(held) != 2*count {
+		t.Errorf("after the next apply: %d at staging and %d at production (want %d each), %d in state (want %d):\n%s", s, p, count, len(held), 2*count, out)
+	}
+	for _, d := range diagnosticsIn(out) {
+		if strings.Contains(d.summary, "billed and in no state") {
+			t.Errorf("the apply names subscriptions billed and in no state, every one held:\n%s", d.text)
+		}
+	}
 	tf.ExpectNoChanges()
 }
