@@ -243,6 +243,31 @@ func JournalUnwritable(journal string, err error) diag.Diagnostic {
 			journal, err, interruptedRunsGuide))
 }
 
+// JournalUnwritableAgain: a create after the first that the journal's
+// failure stops; the first error said why, in full.
+func JournalUnwritableAgain() diag.Diagnostic {
+	return diag.NewErrorDiagnostic("Not created: the journal of creates cannot be written",
+		"Nothing was sent for this subscription: the error \"The journal of creates cannot be written\" of this run says why, and what to do.")
+}
+
+// JournalOffOverLeftovers: the journal is turned off (MOBILEPLAN_JOURNAL=off)
+// while it names subscriptions billed and in no state, or creates with no
+// answer on record, that this run will not take.
+func JournalOffOverLeftovers(journal string, ls []Leftover, creates []OpenCreate) diag.Diagnostic {
+	var open strings.Builder
+	for _, c := range creates {
+		fmt.Fprintf(&open, "\n  - %s, sent %s", c.Request, c.Sent.UTC().Format(time.RFC3339))
+	}
+	what := lines(ls)
+	if len(creates) > 0 {
+		what += "\n\nCreates sent with no answer on record, which may each have made a subscription:" + open.String()
+	}
+	return diag.NewWarningDiagnostic(fmt.Sprintf("The journal of creates is off, and names %s no state is known to hold", plural(len(ls)+len(creates), "subscription or create", "subscriptions or creates")),
+		fmt.Sprintf("MOBILEPLAN_JOURNAL=off turns the journal of creates off, but the journal of this working directory, %s, names these, which a killed run left billed and in no state the provider has seen:%s\n\n"+
+			"With the journal off, this run neither takes them nor records its own creates: a create of their plan buys a new subscription. "+
+			"Unset MOBILEPLAN_JOURNAL to take them, or import those you keep, and delete the journal once they are dealt with. %s", journal, what, interruptedRunsGuide))
+}
+
 // JournalAnswerUnrecorded: a create was answered and its subscription is
 // in this state, but the journal could not record it.
 func JournalAnswerUnrecorded(id string, err error) diag.Diagnostic {

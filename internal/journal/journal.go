@@ -39,6 +39,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -357,6 +358,52 @@ func newProcessID() string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// Peek reads the journal at path without opening it for a process, as a
+// provider with the journal turned off reads it: nothing is written and
+// nothing locked. It returns the leftovers of service and token (and
+// every damaged line's) the decision would take or name in a plan of the
+// whole state that creates nothing, and the open creates of that service
+// and token. A journal that is not there names nothing.
+func Peek(path string, home Home, service, token string, now time.Time) ([]Leftover, []OpenCreate, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	// As Open does: a journal no other process has open was left by
+	// processes that are all gone, whatever their pids name now.
+	alone := lockExclusiveNow(f)
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	records, _, _ := decodeAll(data)
+	v := fold(records)
+	account := fingerprint(saltOf(records), token)
+	pid := os.Getpid()
+	isLive := func(p *process) bool { return !alone && p != nil && p.live(pid) }
+	run := Run{Now: now, Service: service, Account: account, Home: home}
+	var left []Leftover
+	for _, l := range v.leftovers("", time.Time{}, isLive) {
+		if l.Service != "" && (l.Service != service || l.Account != account) {
+			continue // another configuration's
+		}
+		if d := Decide(l, run, DefaultTuning); d.Take || d.Named() {
+			left = append(left, l)
+		}
+	}
+	var open []OpenCreate
+	for _, c := range v.openCreates("", isLive) {
+		if c.Service == service && c.Account == account {
+			open = append(open, c)
+		}
+	}
+	return left, open, nil
 }
 
 // Account is the fingerprint of this process's token, as the journal

@@ -53,6 +53,10 @@ type recovery struct {
 	sleep      func(time.Duration) // the clock's wait
 	tuning     journal.Tuning
 	off        bool // MOBILEPLAN_JOURNAL=off
+	offOnce    sync.Once
+	// failedSaid is set once the journal's failure was given in full:
+	// every later create that it stops says so in a line.
+	failedSaid atomic.Bool
 
 	mu            sync.Mutex // guards what follows
 	journal       *journal.Journal
@@ -123,8 +127,11 @@ const orphanPoll = 200 * time.Millisecond
 // through c, and the ids the settings dismiss. It returns what opening
 // found, for Configure to show.
 func (r *recovery) open(ctx context.Context, service, token string, lost lostRun, dismissed []string, c *client.Client) diag.Diagnostics {
-	if r == nil || r.off {
+	if r == nil {
 		return nil
+	}
+	if r.off {
+		return r.offOver(service, token)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -187,6 +194,28 @@ func (r *recovery) open(ctx context.Context, service, token string, lost lostRun
 		tflog.Info(ctx, "The journal of creates names subscriptions no state is known to hold", map[string]any{"journal": r.path, "leftovers": len(left)})
 	}
 	return diags
+}
+
+// offOver is what the journal, turned off, still names for this
+// configuration: one warning, once per process, with every id and every
+// create with no answer on record, since this run neither takes them nor
+// records its own creates.
+func (r *recovery) offOver(service, token string) diag.Diagnostics {
+	var said bool
+	r.offOnce.Do(func() { said = true })
+	if !said {
+		return nil
+	}
+	path, home := journal.Locate(r.dir)
+	left, open, err := journal.Peek(path, home, service, token, r.now())
+	if err != nil || len(left)+len(open) == 0 {
+		return nil
+	}
+	named := make([]diagnostics.Leftover, 0, len(left))
+	for _, l := range left {
+		named = append(named, r.leftoverMessage(l, "", ""))
+	}
+	return diag.Diagnostics{diagnostics.JournalOffOverLeftovers(path, named, openCreatesOf(open))}
 }
 
 // openAfterOrphans opens the journal once no provider of a killed run is
@@ -464,6 +493,9 @@ func (r *recovery) planCreate(ctx context.Context, config tfsdk.Config) diag.Dia
 	failed := r.failed
 	r.mu.Unlock()
 	if failed != nil {
+		if r.failedSaid.Swap(true) {
+			return nil // the plan fails on the first; one error says why
+		}
 		return diag.Diagnostics{diagnostics.JournalUnwritable(r.path, failed)}
 	}
 	if r.quiet.Load() {
@@ -766,7 +798,7 @@ func (r *recovery) create(ctx context.Context, body client.CreateSubscriptionReq
 	j, failed := r.journal, r.failed
 	r.mu.Unlock()
 	if failed != nil {
-		return nil, diag.Diagnostics{diagnostics.JournalUnwritable(r.path, failed)}, nil
+		return nil, r.unwritable(failed), nil
 	}
 	if j == nil { // not configured: the framework reports that
 		sub, err := send(ctx)
@@ -783,13 +815,23 @@ func (r *recovery) create(ctx context.Context, body client.CreateSubscriptionReq
 			diags.Append(diagnostics.JournalAnswerUnrecorded(sub.ID, jerr))
 		}
 	case client.IsSendRecordError(err):
-		return nil, diag.Diagnostics{diagnostics.JournalUnwritable(r.path, err)}, nil
+		return nil, r.unwritable(err), nil
 	case client.CreatedNothing(err):
 		_ = record.Unmade()
 	}
 	// Otherwise no answer came: the service may have made it, and the
 	// record stays open for a look.
 	return sub, diags, err
+}
+
+// unwritable is the error of a create the journal's failure stops: in
+// full the first time, then a line that points to it, since each create
+// stopped must fail.
+func (r *recovery) unwritable(err error) diag.Diagnostics {
+	if r.failedSaid.Swap(true) {
+		return diag.Diagnostics{diagnostics.JournalUnwritableAgain()}
+	}
+	return diag.Diagnostics{diagnostics.JournalUnwritable(r.path, err)}
 }
 
 // hasReport reports whether the run's end has anything to say of the

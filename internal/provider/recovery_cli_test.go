@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/journal"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
@@ -379,7 +381,7 @@ func TestCLI_aJournalThatCannotBeWrittenStopsCreates(t *testing.T) {
 	acctest.SkipUnlessAcceptance(t)
 	srv := startEmulator(t)
 	tf := newTerraformCLI(t)
-	tf.Write("main.tf", cliProvider(srv)+fleetConfig(2))
+	tf.Write("main.tf", cliProvider(srv)+fleetConfig(5))
 	// A directory where the journal's file would be: no one, root
 	// included, can write it.
 	if err := os.MkdirAll(filepath.Join(tf.Dir, ".terraform", "mobileplan", "default.journal"), 0o700); err != nil {
@@ -389,10 +391,13 @@ func TestCLI_aJournalThatCannotBeWrittenStopsCreates(t *testing.T) {
 	if code != 1 || !strings.Contains(unwrap(out), "Error: The journal of creates cannot be written") || !strings.Contains(unwrap(out), "MOBILEPLAN_JOURNAL=off") {
 		t.Errorf("the plan of creates without a journal exited %d:\n%s", code, out)
 	}
+	if n := strings.Count(out, "Error: "); n != 1 {
+		t.Errorf("the plan of 5 creates gave %d errors, want the one that says why:\n%s", n, out)
+	}
 	if n := srv.RequestCounts()["POST /v1/subscriptions"]; n != 0 {
 		t.Errorf("%d creates sent", n)
 	}
-	if out, code := tf.Run([]string{"MOBILEPLAN_JOURNAL=off"}, "apply", "-auto-approve", "-input=false"); code != 0 || len(stateSubscriptionIDs(t, tf)) != 2 {
+	if out, code := tf.Run([]string{"MOBILEPLAN_JOURNAL=off"}, "apply", "-auto-approve", "-input=false"); code != 0 || len(stateSubscriptionIDs(t, tf)) != 5 {
 		t.Errorf("with MOBILEPLAN_JOURNAL=off the apply exited %d:\n%s", code, out)
 	}
 }
@@ -484,4 +489,25 @@ resource "mobileplan_subscription" %[1]q {
 		}
 	}
 	tf.ExpectNoChanges()
+}
+
+// MOBILEPLAN_JOURNAL=off over a journal that names what a killed run left:
+// the plan says so once, naming each, rather than buy them again in
+// silence.
+func TestCLI_aJournalTurnedOffSaysOnceWhatItNames(t *testing.T) {
+	t.Parallel()
+	acctest.SkipUnlessAcceptance(t)
+	srv := startEmulator(t)
+	tf := newTerraformCLI(t)
+	tf.Write("main.tf", cliProvider(srv)+fleetConfig(2))
+	var ids []string
+	for range 4 {
+		ids = append(ids, acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"}).ID)
+	}
+	killedRunLeftAt(t, filepath.Join(tf.Dir, ".terraform", "mobileplan", "default.journal"), journal.Home{Dir: tf.Dir, Workspace: "default"}, srv.URL, ids)
+	out, code := tf.Run([]string{"MOBILEPLAN_JOURNAL=off"}, "plan", "-input=false", "-no-color")
+	if code != 0 {
+		t.Fatalf("the plan exited %d:\n%s", code, out)
+	}
+	expectOneWarningNames(t, out, "The journal of creates is off, and names 4 subscriptions or creates no state is known to hold", ids)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -98,6 +99,12 @@ func killedRunLeft(t *testing.T, dir, service string, ids []string) {
 	t.Setenv("TF_DATA_DIR", "")
 	t.Setenv("TF_WORKSPACE", "")
 	path, home := journal.Locate(dir)
+	killedRunLeftAt(t, path, home, service, ids)
+}
+
+// killedRunLeftAt is killedRunLeft for the journal at path, of home.
+func killedRunLeftAt(t *testing.T, path string, home journal.Home, service string, ids []string) {
+	t.Helper()
 	killed, err := journal.Open(path, home, service, journal.Options{Now: time.Now, Token: emulatortest.Token})
 	if err != nil {
 		t.Fatal(err)
@@ -206,6 +213,21 @@ func TestRecovery_aJournalThatCannotBeWrittenSendsNothing(t *testing.T) {
 	}
 	if n := srv.RequestCounts()["POST /v1/subscriptions"]; n != 0 {
 		t.Errorf("%d creates sent without a journal to record them", n)
+	}
+	// Every later create stopped fails too, in a line that points to the
+	// first error; a plan's creates fail on the first alone.
+	sub, diags, _ = r.create(t.Context(), body, time.Minute, func(ctx context.Context) (*client.Subscription, error) { return c.CreateSubscription(ctx, body) })
+	if sub != nil || len(diags) != 1 || !diags.HasError() || diags[0].Summary() != "Not created: the journal of creates cannot be written" {
+		t.Errorf("the second create: %v, %v", sub, diags)
+	}
+	planner := newRecovery(dir, func() func() { return func() {} }, args)
+	_ = planner.open(t.Context(), srv.URL, srv.Token, lostRun{}, nil, c)
+	var errs int
+	for range 5 {
+		errs += len(planner.planCreate(t.Context(), tfsdk.Config{}).Errors())
+	}
+	if errs != 1 {
+		t.Errorf("five creates planned without a journal gave %d errors, want the one that says why", errs)
 	}
 	t.Setenv(EnvJournal, "off")
 	off := newRecovery(dir, func() func() { return func() {} }, args)
@@ -318,5 +340,41 @@ func TestRecovery_aCreateALookFindsNothingForIsNamedUntilDismissed(t *testing.T)
 			t.Fatalf("run %d: the warning does not name the create, its plan, when it was sent, the clocks and how to dismiss it:\n%s", run, detail)
 		}
 		name = m
+	}
+}
+
+// MOBILEPLAN_JOURNAL=off over a journal that names leftovers: one warning,
+// once per process, naming each; a journal naming nothing says nothing.
+func TestRecovery_aJournalTurnedOffSaysOnceWhatItNames(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{})
+	c := acctest.ServiceClient(t, srv)
+	var ids []string
+	for range 3 {
+		ids = append(ids, acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"}).ID)
+	}
+	args := func() ([]string, error) { return []string{"terraform", "plan"}, nil }
+	t.Setenv(EnvJournal, "off")
+	quiet := newRecovery(t.TempDir(), func() func() { return func() {} }, args)
+	if diags := quiet.open(t.Context(), srv.URL, srv.Token, lostRun{}, nil, c); len(diags) > 0 {
+		t.Errorf("with no journal, off says %v", diags)
+	}
+	dir := t.TempDir()
+	killedRunLeft(t, dir, srv.URL, ids)
+	t.Setenv(EnvJournal, "off")
+	r := newRecovery(dir, func() func() { return func() {} }, args)
+	diags := r.open(t.Context(), srv.URL, srv.Token, lostRun{}, nil, c)
+	if len(diags) != 1 || diags.HasError() || !strings.HasPrefix(diags[0].Summary(), "The journal of creates is off, and names 3 ") {
+		t.Fatalf("off over 3 leftovers: %v", diags)
+	}
+	for _, id := range ids {
+		if !strings.Contains(diags[0].Detail(), id) {
+			t.Errorf("the warning does not name %s:\n%s", id, diags[0].Detail())
+		}
+	}
+	if again := r.open(t.Context(), srv.URL, srv.Token, lostRun{}, nil, c); len(again) > 0 {
+		t.Errorf("the process warned twice: %v", again)
+	}
+	if other := newRecovery(dir, func() func() { return func() {} }, args).open(t.Context(), "https://staging.example.com", srv.Token, lostRun{}, nil, c); len(other) > 0 {
+		t.Errorf("a configuration of another service is told of this one's: %v", other)
 	}
 }
