@@ -218,7 +218,7 @@ func JournalDamaged(journal string, lines []int, ids []string) diag.Diagnostic {
 	}
 	what := "It shows no subscription id: if it recorded a create, the subscription is found by the guide's steps for subscriptions no state holds."
 	if len(ids) > 0 {
-		what = fmt.Sprintf("The ids it shows (%s) are named, never taken, until they are dealt with.", strings.Join(ids, ", "))
+		what = fmt.Sprintf("The ids it shows (%s) are asked of the service: one it does not have is no subscription of its and is dropped; the others are named, never taken, until they are dealt with.", strings.Join(ids, ", "))
 	}
 	return diag.NewWarningDiagnostic("The journal of creates has a damaged line",
 		fmt.Sprintf("%s of the provider's journal of creates, %s, is not what the provider wrote (a damaged disk, or another program's write); the records around it are checksummed each and are used. %s %s",

@@ -40,6 +40,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -294,15 +295,30 @@ func compacted(v *view, records []record, damaged []Damaged, home Home, salt str
 			kept = append(kept, r)
 		}
 	}
+	if !v.pending(lostRun, nobodyLive) {
+		// The ids earlier damaged lines showed, still to be dealt with;
+		// when the journal names more, every record is kept already.
+		for _, s := range v.subs {
+			if s.origin == OriginDamaged && s.dismissed == "" {
+				kept = append(kept, record{Kind: kindDamaged, IDs: []string{s.id}, Line: s.line, Svcs: sortedKeys(s.stillToCheck(v.services))})
+			}
+		}
+	}
 	for _, d := range damaged {
 		if len(d.IDs) > 0 {
-			kept = append(kept, record{Kind: kindDamaged, IDs: d.IDs, Line: d.Line})
+			kept = append(kept, record{Kind: kindDamaged, IDs: d.IDs, Line: d.Line, Svcs: sortedKeys(v.services)})
 		}
 	}
 	for _, e := range v.sizes {
 		kept = append(kept, record{Kind: kindSize, Service: e.service, Holds: formatHashes(e.ids)})
 	}
 	return kept
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := slices.Collect(maps.Keys(m))
+	slices.Sort(keys)
+	return keys
 }
 
 // rewrite replaces the journal's file with records, whole or not at all;
@@ -693,9 +709,16 @@ func (j *Journal) RecordLostRun(found []Found) error {
 	return j.appendLocked(records...)
 }
 
-// Dismiss records that ids are dealt with (why: "dismissed" by the user,
-// "gone" at the service): none is named or taken again. It returns those
-// the journal does not name.
+// Why a subscription is dismissed.
+const (
+	WhyDismissed = "dismissed" // by the user (dismissed_leftovers)
+	WhyGone      = "gone"      // the service has no such subscription
+)
+
+// Dismiss records that ids are dealt with (why: WhyDismissed, WhyGone):
+// none is named or taken again; a damaged line's id is gone once every
+// service the journal names says so. It returns those the journal does
+// not name.
 func (j *Journal) Dismiss(ids []string, why string) (unknown []string, err error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -705,7 +728,7 @@ func (j *Journal) Dismiss(ids []string, why string) (unknown []string, err error
 		switch {
 		case s == nil:
 			unknown = append(unknown, id)
-		case s.dismissed == "":
+		case s.dismissed == "" && (s.origin != OriginDamaged || s.stillToCheck(j.view.services)[j.service]):
 			records = append(records, record{Kind: kindDismissed, ID: id, Why: why})
 		}
 	}

@@ -1004,3 +1004,54 @@ func TestBesideAreThisRunsOtherConfigurations(t *testing.T) {
 		t.Errorf("beside production: %+v, want staging alone", got)
 	}
 }
+
+// A damaged line's id that the service does not have is dropped once
+// every service the journal names says so, and the journal compacts on:
+// it does not grow from one command to the next.
+func TestADamagedIDGoneAtEveryServiceIsDroppedAndTheJournalCompacts(t *testing.T) {
+	skipWithoutFlock(t)
+	path := newPath(t)
+	c := &clock{now: t0}
+	staging := "https://staging.example.com"
+	for _, service := range []string{svc, staging} { // a configuration of each, whose state holds nothing
+		_ = must(Open(path, here, service, Options{Now: c.Now})).End(true, false, nil, nil)
+	}
+	f := must(os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0))
+	_, _ = f.WriteString(`0badc0de {"k":"made","id":"sub_d"}` + "\n")
+	_ = f.Close()
+	damagedNamed := func(service string) bool {
+		j := must(Open(path, here, service, Options{Now: c.Now}))
+		defer func() { _ = j.End(true, false, nil, nil) }()
+		return strings.Contains(ids(leftovers(t, j)), "sub_d")
+	}
+	var sizes []int64
+	for range 3 {
+		if !damagedNamed(svc) {
+			t.Fatal("the damaged line's id is not named")
+		}
+		sizes = append(sizes, must(os.Stat(path)).Size())
+	}
+	if sizes[2] > sizes[1] {
+		t.Errorf("while a damaged line's id is named, the journal grows from one command to the next: %v bytes", sizes)
+	}
+	j := must(Open(path, here, svc, Options{Now: c.Now}))
+	_, _ = j.Dismiss([]string{"sub_d"}, WhyGone)
+	_ = j.End(true, false, nil, nil)
+	if !damagedNamed(staging) {
+		t.Error("gone at one of two services, the damaged line's id is no longer named: it may be the other's")
+	}
+	j = must(Open(path, here, staging, Options{Now: c.Now}))
+	_, _ = j.Dismiss([]string{"sub_d"}, WhyGone)
+	_ = j.End(true, false, nil, nil)
+	if damagedNamed(svc) {
+		t.Error("gone at every service, the damaged line's id is still named")
+	}
+	sizes = nil
+	for range 3 {
+		damagedNamed(svc)
+		sizes = append(sizes, must(os.Stat(path)).Size())
+	}
+	if sizes[2] > sizes[0] {
+		t.Errorf("the journal grows from one command to the next: %v bytes", sizes)
+	}
+}

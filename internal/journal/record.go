@@ -88,9 +88,12 @@ type record struct {
 	LostRun int64 `json:"lost,omitempty"`
 	// Dismissed: why.
 	Why string `json:"why,omitempty"`
-	// Damaged: the ids, and the line they were on; seen: the ids.
+	// Damaged: the ids, the line they were on, and the services still to
+	// say they do not have them (absent: every service of the journal);
+	// seen: the ids.
 	IDs  []string `json:"ids,omitempty"`
 	Line int      `json:"line,omitempty"`
+	Svcs []string `json:"svcs,omitempty"`
 	// End: whether the process saw every subscription its state held
 	// (no -target), and applied changes. End and size: the hashes of the
 	// ids its state held (Holds), and of those it found gone or removed

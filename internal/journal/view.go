@@ -3,6 +3,7 @@ package journal
 import (
 	"encoding/hex"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ type view struct {
 	subs      map[subKey]*subscription // by service and id
 	groups    map[string]*group        // looks, by group
 	sizes     []*sizeEntry             // oldest first
+	services  map[string]bool          // the services the processes spoke to
 	index     int                      // records folded
 }
 
@@ -73,10 +75,11 @@ type subscription struct {
 	created       time.Time
 	group         string
 	lostRun       time.Time
-	line          int     // OriginDamaged: the line it was read from
-	unfound       *record // OriginUnfound: the look's record of it
-	seen          bool    // a state held it after it was given
-	dismissed     string  // why it was dismissed; "" while it was not
+	line          int             // OriginDamaged: the line it was read from
+	unfound       *record         // OriginUnfound: the look's record of it
+	seen          bool            // a state held it after it was given
+	dismissed     string          // why it was dismissed; "" while it was not
+	checkAt       map[string]bool // OriginDamaged: the services still to say they do not have it; nil: every one
 }
 
 // group is one look at the service: the creates it was for, and what it
@@ -94,7 +97,7 @@ type sizeEntry struct {
 }
 
 func newView() *view {
-	return &view{processes: map[string]*process{}, sends: map[sendKey]*send{}, subs: map[subKey]*subscription{}, groups: map[string]*group{}}
+	return &view{processes: map[string]*process{}, sends: map[sendKey]*send{}, subs: map[subKey]*subscription{}, groups: map[string]*group{}, services: map[string]bool{}}
 }
 
 // maxSizeEntries bounds the size entries kept: those of provider
@@ -113,7 +116,14 @@ func (v *view) apply(r record) {
 	case kindDamaged:
 		for _, id := range r.IDs {
 			if v.subs[subKey{"", id}] == nil {
-				v.subs[subKey{"", id}] = &subscription{id: id, origin: OriginDamaged, given: index, line: r.Line, givenAt: time.UnixMilli(r.At)}
+				s := &subscription{id: id, origin: OriginDamaged, given: index, line: r.Line, givenAt: time.UnixMilli(r.At)}
+				if r.Svcs != nil {
+					s.checkAt = map[string]bool{}
+					for _, service := range r.Svcs {
+						s.checkAt[service] = true
+					}
+				}
+				v.subs[subKey{"", id}] = s
 			}
 		}
 		return
@@ -135,6 +145,9 @@ func (v *view) apply(r record) {
 	case kindStart:
 		p.start, p.startedAt, p.pid, p.ppid, p.stamp = index, at, r.PID, r.PPID, r.Stamp
 		p.service, p.account, p.home = r.Service, r.Account, Home{Dir: r.Dir, Workspace: r.Workspace, Backend: r.Backend}
+		if r.Service != "" {
+			v.services[r.Service] = true
+		}
 	case kindSent:
 		v.sends[key] = &send{request: r.Request, at: at, within: time.Duration(r.Within) * time.Millisecond, open: true}
 	case kindRefused, kindUnmade:
@@ -196,7 +209,18 @@ func (v *view) apply(r record) {
 			}
 		}
 	case kindDismissed:
-		if s := v.of(p.service, r.ID); s != nil && s.dismissed == "" {
+		s := v.of(p.service, r.ID)
+		switch {
+		case s == nil || s.dismissed != "":
+		case s.origin == OriginDamaged && r.Why == WhyGone:
+			// A damaged line's id may be any service's: it is gone once
+			// every service the journal's processes spoke to says so.
+			s.checkAt = s.stillToCheck(v.services)
+			delete(s.checkAt, p.service)
+			if len(s.checkAt) == 0 {
+				s.dismissed = r.Why
+			}
+		default:
 			s.dismissed = r.Why
 		}
 	case kindEnd:
@@ -220,6 +244,15 @@ func (v *view) see(s *subscription, process string, index int) {
 	if s.given < index && (s.origin != OriginCreate || s.process != process) {
 		s.seen = true
 	}
+}
+
+// stillToCheck are the services still to say they do not have damaged
+// line's id s: of those services, when the line named none.
+func (s *subscription) stillToCheck(services map[string]bool) map[string]bool {
+	if s.checkAt == nil {
+		return maps.Clone(services)
+	}
+	return s.checkAt
 }
 
 // give records what a record gave a process: a subscription of its
@@ -368,7 +401,12 @@ func (v *view) openCreates(self string, isLive liveness) []OpenCreate {
 // pending reports whether the journal names anything a later process of
 // lostRun may need: a leftover, an open create.
 func (v *view) pending(lostRun time.Time, isLive liveness) bool {
-	return len(v.leftovers("", lostRun, isLive)) > 0 || len(v.openCreates("", isLive)) > 0
+	for _, l := range v.leftovers("", lostRun, isLive) {
+		if l.Origin != OriginDamaged { // a damaged line's id outlives compaction on its own
+			return true
+		}
+	}
+	return len(v.openCreates("", isLive)) > 0
 }
 
 func idHash(id string) uint64 {

@@ -175,9 +175,10 @@ func (r *recovery) open(ctx context.Context, service, token string, lost lostRun
 	if !lost.started.IsZero() {
 		diags.Append(r.recordLostRun(ctx, j, c, lost)...)
 	}
+	diags.Append(r.checkDamaged(ctx, j, c)...)
 	// After the looks: what they found this run may be dismissed too.
 	if len(dismissed) > 0 {
-		unknown, err := j.Dismiss(dismissed, "dismissed")
+		unknown, err := j.Dismiss(dismissed, journal.WhyDismissed)
 		switch {
 		case err != nil:
 			r.failed = err // creates stop, and say so; reads go on
@@ -216,6 +217,36 @@ func (r *recovery) offOver(service, token string) diag.Diagnostics {
 		named = append(named, r.leftoverMessage(l, "", ""))
 	}
 	return diag.Diagnostics{diagnostics.JournalOffOverLeftovers(path, named, openCreatesOf(open))}
+}
+
+// checkDamaged asks the service for each id a damaged line of the journal
+// shows: one it does not have is no subscription of its, and once every
+// service the journal names says so, it is named no more. r.mu is held.
+func (r *recovery) checkDamaged(ctx context.Context, j *journal.Journal, c *client.Client) diag.Diagnostics {
+	left, err := j.Leftovers()
+	if err != nil {
+		return nil
+	}
+	var gone []string
+	for _, l := range left {
+		if l.Origin != journal.OriginDamaged {
+			continue
+		}
+		_, err := c.GetSubscription(ctx, l.ID)
+		switch {
+		case client.IsNotFound(err):
+			gone = append(gone, l.ID)
+		case err != nil:
+			tflog.Info(ctx, "Could not ask the service for an id a damaged line of the journal shows: it stays named", map[string]any{"id": l.ID, "error": err.Error()})
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	if _, err := j.Dismiss(gone, journal.WhyGone); err != nil {
+		r.failed = err
+	}
+	return nil
 }
 
 // openAfterOrphans opens the journal once no provider of a killed run is
@@ -590,7 +621,7 @@ func (r *recovery) take(ctx context.Context, c *client.Client, body client.Creat
 				return "", err
 			}
 			if status == journal.Gone {
-				_, _ = j.Dismiss([]string{l.ID}, "gone")
+				_, _ = j.Dismiss([]string{l.ID}, journal.WhyGone)
 			}
 			if journal.Decide(l, r.run(l, 1, false, status), r.tuning).Take {
 				sub = got

@@ -339,6 +339,25 @@ func TestCLI_damagedJournalLineAfterAKill(t *testing.T) {
 	if !strings.Contains(unwrap(out), "line") || !strings.Contains(unwrap(out), "damaged") {
 		t.Errorf("nothing says the journal has a damaged line:\n%s", out)
 	}
+	// The id the line shows is none of the service's: never named as
+	// billed, and the journal compacts on, command after command.
+	var sizes []int64
+	for range 3 {
+		for _, d := range diagnosticsIn(out) {
+			if strings.Contains(d.summary, "billed and in no state") && strings.Contains(d.text, "sub_from_nowhere") {
+				t.Errorf("the damaged line's id, which the service never had, is named as billed:\n%s", d.text)
+			}
+		}
+		out = k.tf.PlanExpect(0)
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, info.Size())
+	}
+	if sizes[2] > sizes[1] {
+		t.Errorf("the journal grows from one plan to the next: %v bytes", sizes)
+	}
 }
 
 // Two applies at once in one working directory with -lock=false: both buy

@@ -378,3 +378,30 @@ func TestRecovery_aJournalTurnedOffSaysOnceWhatItNames(t *testing.T) {
 		t.Errorf("a configuration of another service is told of this one's: %v", other)
 	}
 }
+
+// The ids damaged lines of the journal show are asked of the service: one
+// it does not have is named no more; one it has stays named, never taken.
+func TestRecovery_aDamagedLinesIDIsAskedOfTheService(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{})
+	c := acctest.ServiceClient(t, srv)
+	billed := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"}).ID
+	dir := t.TempDir()
+	killedRunLeft(t, dir, srv.URL, nil)
+	path, _ := journal.Locate(dir)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = fmt.Fprintf(f, "0badc0de {\"k\":\"made\",\"id\":\"sub_from_nowhere\"}\n0badc0de {\"k\":\"made\",\"id\":%q}\n", billed)
+	_ = f.Close()
+	args := func() ([]string, error) { return []string{"terraform", "plan"}, nil }
+	for run := range 2 {
+		r := newRecovery(dir, func() func() { return func() {} }, args)
+		_ = r.open(t.Context(), srv.URL, srv.Token, lostRun{}, nil, c)
+		diags := r.report(t.Context(), false)
+		r.end()
+		if len(diags) != 1 || !strings.Contains(diags[0].Detail(), billed) || strings.Contains(diags[0].Detail(), "sub_from_nowhere") {
+			t.Errorf("run %d: %v; want one warning naming %s alone", run, diags, billed)
+		}
+	}
+}
