@@ -53,6 +53,12 @@ type Leftover struct {
 	// state was handed over and may have been saved; until a plan vouches
 	// for it, it is presumed held.
 	Presumed bool
+	// Process is the process it was given to. Kept, of a presumed one: a
+	// state since held another subscription given to that process, so
+	// that process's state was saved, and this one was taken out of it
+	// since (state rm, a removed block, a deleted resource block).
+	Process string
+	Kept    bool
 	// Sends and Found, of OriginFound: the creates the look was for, and
 	// the subscriptions it found for them that no state holds and no one
 	// dismissed.
@@ -123,11 +129,12 @@ type Served struct {
 type Reason int
 
 const (
-	Taken         Reason = iota // not a reason: the leftover is taken
-	GoneAtService               // not billed any more: nothing to name
-	SeenInState                 // this run's state holds it: nothing to name
-	PresumedHeld                // presumed in state: nothing to name yet
-	ServedBeside                // another configuration of this run names it
+	Taken            Reason = iota // not a reason: the leftover is taken
+	GoneAtService                  // not billed any more: nothing to name
+	SeenInState                    // this run's state holds it: nothing to name
+	PresumedHeld                   // presumed in state: nothing to name yet
+	RemovedFromState               // taken out of a saved state on purpose: nothing to name
+	ServedBeside                   // another configuration of this run names it
 	DamagedLine
 	NothingFound
 	AnotherHome
@@ -152,7 +159,7 @@ type Decision struct {
 // Named reports whether a leftover decided so is still billed and in no
 // state: to be named until it is dealt with.
 func (d Decision) Named() bool {
-	return !d.Take && d.Reason != GoneAtService && d.Reason != SeenInState && d.Reason != PresumedHeld && d.Reason != ServedBeside
+	return !d.Take && d.Reason != GoneAtService && d.Reason != SeenInState && d.Reason != PresumedHeld && d.Reason != RemovedFromState && d.Reason != ServedBeside
 }
 
 // Tuning holds the constants the recovery's rules name. Each decides a
@@ -200,6 +207,12 @@ var rules = []rule{
 	{PresumedHeld, func(l Leftover, r Run, _ Tuning) bool {
 		return l.Presumed && !l.Vouched && (!r.Plan || r.Limited != "")
 	}},
+	// What a process handed Terraform as it ended, when a state since
+	// held another of its subscriptions: that state was saved, and a
+	// person took this one out of it (it may be in another state now).
+	// A state never saved holds none of them. Never taken back: an
+	// import block takes it, where that is what the person wants.
+	{RemovedFromState, func(l Leftover, _ Run, _ Tuning) bool { return l.Presumed && l.Kept }},
 	// A damaged line's id may be anything: named, for a person to check.
 	{DamagedLine, func(l Leftover, _ Run, _ Tuning) bool { return l.Origin == OriginDamaged }},
 	// A create a look found nothing for: there is nothing to take, and

@@ -64,6 +64,9 @@ func decideRows() []row {
 		decideRow("presumed held, and a plan of the whole state did not find it: taken", leftover(func(l *Leftover) { l.Presumed = true }), apply(nil), taken),
 		decideRow("presumed held, and this plan of the whole state does not find it: taken", leftover(func(l *Leftover) { l.Presumed, l.Vouched = true, false }),
 			apply(func(r *Run) { r.Plan = true }), taken),
+		decideRow("presumed held, a saved state holding another of its process's: removed on purpose, neither taken nor named",
+			leftover(func(l *Leftover) { l.Presumed, l.Kept = true, true }), apply(func(r *Run) { r.Plan = true }), notTaken(RemovedFromState)),
+		decideRow("of a killed process, another of its process's in state: taken", leftover(func(l *Leftover) { l.Kept = true }), apply(nil), taken),
 		decideRow("presumed held, and this plan sees only part of its state: not named", leftover(func(l *Leftover) { l.Presumed, l.Vouched = true, false }),
 			apply(func(r *Run) { r.Plan, r.Limited = true, "-target" }), notTaken(PresumedHeld)),
 		decideRow("another workspace's", leftover(func(l *Leftover) { l.Home.Workspace = "staging" }), apply(nil), notTaken(AnotherHome)),
@@ -110,7 +113,7 @@ func TestDecide(t *testing.T) {
 // subscription gone at the service is not.
 func TestNamed(t *testing.T) {
 	t.Parallel()
-	for d, want := range map[Decision]bool{taken: false, notTaken(GoneAtService): false, notTaken(SeenInState): false, notTaken(PresumedHeld): false, notTaken(ServedBeside): false,
+	for d, want := range map[Decision]bool{taken: false, notTaken(GoneAtService): false, notTaken(SeenInState): false, notTaken(PresumedHeld): false, notTaken(RemovedFromState): false, notTaken(ServedBeside): false,
 		notTaken(NoCreate): true, notTaken(Stale): true, notTaken(AnotherService): true} {
 		if d.Named() != want {
 			t.Errorf("%+v named %v, want %v", d, d.Named(), want)

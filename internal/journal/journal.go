@@ -510,6 +510,21 @@ func (j *Journal) AfterSibling() bool {
 	return false
 }
 
+// GivenTo are the processes that were given any of ids (of this
+// process's service): the adapter reads, of the subscriptions this run's
+// state holds, whose state was saved (Leftover.Kept).
+func (j *Journal) GivenTo(ids []string) map[string]bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := map[string]bool{}
+	for _, id := range ids {
+		if s := j.view.subs[subKey{j.service, id}]; s != nil && s.origin == OriginCreate {
+			out[s.process] = true
+		}
+	}
+	return out
+}
+
 // Beside are the services and accounts of the other provider processes of
 // this process's run (started by the same Terraform): the other provider
 // configurations beside it, each of which names what is its own.

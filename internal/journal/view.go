@@ -339,6 +339,12 @@ func (v *view) vouched(s *subscription) bool {
 // What a process that ended as Terraform ends its providers was given is
 // Presumed held: its state was handed over, and may have been saved.
 func (v *view) leftovers(self string, lostRun time.Time, isLive liveness) []Leftover {
+	kept := map[string]bool{} // processes a later state was seen to hold a subscription of
+	for _, s := range v.subs {
+		if s.seen && s.origin == OriginCreate {
+			kept[s.process] = true
+		}
+	}
 	var out []Leftover
 	for _, s := range v.subs {
 		if s.seen || s.dismissed != "" {
@@ -349,7 +355,8 @@ func (v *view) leftovers(self string, lostRun time.Time, isLive liveness) []Left
 			continue
 		}
 		l := Leftover{ID: s.id, Request: s.request, Also: s.also, Origin: s.origin, Given: s.givenAt, Created: s.created,
-			LostRun: s.lostRun, Line: s.line, Vouched: v.vouched(s), Presumed: s.origin == OriginCreate && p.ended, index: s.given}
+			LostRun: s.lostRun, Line: s.line, Vouched: v.vouched(s), Presumed: s.origin == OriginCreate && p.ended, Process: s.process, index: s.given}
+		l.Kept = l.Presumed && kept[s.process]
 		if from := v.processes[s.from]; from != nil {
 			l.Run, l.Service, l.Account, l.Home = from.startedAt, from.service, from.account, from.home
 		}

@@ -72,6 +72,7 @@ type recovery struct {
 	planned       map[string]int   // creates this process planned, by request
 	allotted      map[string]int   // of those, the ones the preflight counts as taken
 	beside        []journal.Served // the other configurations of this run (lookBeside)
+	kept          map[string]bool  // processes this run's state holds a subscription of (lookBeside)
 	took          []diagnostics.Leftover
 	reportedTakes int                             // of took, those a report named
 	fromService   map[string]*client.Subscription // what the service showed of leftovers
@@ -503,12 +504,27 @@ func (r *recovery) run(l journal.Leftover, creates int, plan bool, at journal.St
 }
 
 // lookBeside reads which services and accounts the other provider
-// configurations of this run serve, for the decisions that follow.
+// configurations of this run serve, and which processes this run's state
+// shows were saved, for the decisions that follow.
 func (r *recovery) lookBeside(j *journal.Journal) {
 	beside := j.Beside()
 	r.mu.Lock()
-	r.beside = beside
+	seen := slices.Collect(maps.Keys(r.seen))
 	r.mu.Unlock()
+	kept := j.GivenTo(seen)
+	r.mu.Lock()
+	r.beside, r.kept = beside, kept
+	r.mu.Unlock()
+}
+
+// leftover is l with what this run's state shows of it: a presumed one
+// whose process's state this run holds another subscription of was
+// taken out of that state (Leftover.Kept).
+func (r *recovery) leftover(l journal.Leftover) journal.Leftover {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l.Kept = l.Kept || l.Presumed && r.kept[l.Process]
+	return l
 }
 
 // planCreate is what the plan of a create with configuration config says
@@ -575,6 +591,7 @@ func (r *recovery) usableFor(request string) int {
 			left, _ := j.Leftovers()
 			r.lookBeside(j)
 			for _, l := range left {
+				l = r.leftover(l)
 				if journal.Decide(l, r.run(l, 1, true, journal.Unchecked), r.tuning).Take {
 					usable[l.Request]++
 					if l.Also != "" {
@@ -884,7 +901,11 @@ func (r *recovery) hasReport() bool {
 	// presumed held, most often), there is nothing to say, and nothing to
 	// wait for.
 	left, _ := j.Leftovers()
+	if len(left) > 0 {
+		r.lookBeside(j)
+	}
 	for _, l := range left {
+		l = r.leftover(l)
 		if d := journal.Decide(l, r.run(l, 1, true, r.statusFor(l)), r.tuning); d.Take || d.Named() {
 			return true
 		}
@@ -924,6 +945,7 @@ func (r *recovery) report(ctx context.Context, applyWalk bool) diag.Diagnostics 
 	var taking, named []diagnostics.Leftover
 	fromLostRun := false
 	for _, l := range left {
+		l = r.leftover(l)
 		request := l.Request
 		if planned[request] == 0 && planned[l.Also] > 0 {
 			request = l.Also

@@ -530,3 +530,45 @@ func TestCLI_aJournalTurnedOffSaysOnceWhatItNames(t *testing.T) {
 	}
 	expectOneWarningNames(t, out, "The journal of creates is off, and names 4 subscriptions or creates no state is known to hold", ids)
 }
+
+// A subscription a person took out of state right after the apply that
+// made it (terraform state rm, no plan between) and imported into another
+// configuration is never taken back: the next apply's create buys anew,
+// and no warning names it.
+func TestCLI_aSubscriptionRemovedFromStateIsNeverTakenBack(t *testing.T) {
+	t.Parallel()
+	acctest.SkipUnlessAcceptance(t)
+	srv := startEmulator(t)
+	tf := newTerraformCLI(t)
+	tf.Write("main.tf", cliProvider(srv)+fleetConfig(3))
+	tf.Must("apply", "-auto-approve", "-input=false")
+	before := stateSubscriptionIDs(t, tf)
+	tf.Must("state", "rm", "mobileplan_subscription.fleet[2]")
+	removed := notIn(before, stateSubscriptionIDs(t, tf))
+	if len(removed) != 1 {
+		t.Fatalf("state rm took %v out of the state", removed)
+	}
+	other := newTerraformCLI(t)
+	other.Write("main.tf", cliProvider(srv)+fmt.Sprintf(`
+import {
+  to = mobileplan_subscription.moved
+  id = %q
+}
+
+resource "mobileplan_subscription" "moved" {
+  plan_id = "plan_001"
+}
+`, removed[0]))
+	other.Must("apply", "-auto-approve", "-input=false")
+
+	out := tf.Must("apply", "-auto-approve", "-input=false")
+	state := stateSubscriptionIDs(t, tf)
+	if slices.Contains(state, removed[0]) || len(state) != 3 || srv.Stats().Subscriptions != 4 {
+		t.Errorf("after the next apply: %v in state, %d at the service; want 3 in state without %s, which the other configuration holds, and 4 at the service:\n%s",
+			state, srv.Stats().Subscriptions, removed[0], out)
+	}
+	if named := namedInWarnings(out, removed); len(named) > 0 {
+		t.Errorf("a warning names %s, which a person moved to another configuration:\n%s", removed[0], out)
+	}
+	tf.ExpectNoChanges()
+}
