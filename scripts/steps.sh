@@ -16,11 +16,11 @@ cli-checks() {
 
 # The concurrent packages under the race detector: -short leaves out the
 # simulations of many pipelines, which the plain run makes; the paged
-# refresh's and the recovery adapter's tests, which serve it with a
-# journal, are the provider's concurrent part.
+# refresh's tests, which serve it with a journal, are the provider's
+# concurrent part.
 race() {
-  $GO test -count=1 -race -short -timeout 10m ./internal/emulator/... ./internal/client/... ./internal/provider/fastpath/ ./internal/journal/ ./internal/process/
-  $GO test -count=1 -race -timeout 10m -run '^(TestPagedReader_|TestRecovery_)' ./internal/provider/
+  $GO test -count=1 -race -short -timeout 10m ./internal/emulator/... ./internal/client/... ./internal/provider/fastpath/ ./internal/journal/ ./internal/process/ ./internal/recovery/
+  $GO test -count=1 -race -timeout 10m -run '^TestPagedReader_' ./internal/provider/
 }
 
 # The network-mirror and OCI-mirror tests and the filesystem-mirror check under OpenTofu

@@ -9,7 +9,9 @@
 // Hold (a create sent, until its answer is recorded) is done. Beside it,
 // Interrupted is closed at the process's first interrupt (interrupt.go),
 // and ParentArgs reads Terraform's command line (parent_args.go): what
-// Terraform tells its providers of neither -target nor -exclude.
+// Terraform tells its providers of neither -target nor -exclude, which
+// Limited finds there, nor whether a process applies a saved plan,
+// which AppliesAPlanFile does (command_line.go).
 package process
 
 import (

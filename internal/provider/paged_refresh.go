@@ -122,7 +122,7 @@ type pagedReader struct {
 // state held at the last run here, as far as the Reads so far show it
 // (id's included); 0 when it is not remembered.
 type stateSizes interface {
-	stateSize(id string) int
+	StateSize(id string) int
 }
 
 // newPagedReader returns the refresh reader of one configured provider
@@ -163,7 +163,7 @@ func (p *pagedReader) progressLocked() map[string]any {
 func (p *pagedReader) fromPages(ctx context.Context, id string, createdAt int64) (*client.Subscription, bool) {
 	expected := 0
 	if p.size != nil {
-		expected = p.size.stateSize(id)
+		expected = p.size.StateSize(id)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -439,10 +439,5 @@ func sizeHolding(t *testing.T, ids []string) stateSizes {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = next.Close() })
-	return journalSizes{next}
+	return next
 }
-
-// journalSizes is a journal as the paged reader asks it.
-type journalSizes struct{ *journal.Journal }
-
-func (s journalSizes) stateSize(id string) int { return s.StateSize(id) }

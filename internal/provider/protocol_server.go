@@ -12,6 +12,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/protocol"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/recovery"
 )
 
 // seam is the protocol server in front of every other (NewProtocol6): the
@@ -25,7 +26,7 @@ import (
 //     not reached, each with a fresh context, and at plan time each of
 //     those would read the service again. From then on nothing is sent,
 //     and a create already sent is seen through.
-//   - It tells the journal of creates (recovery.go) which subscriptions
+//   - It tells the recovery session (package recovery) which subscriptions
 //     this state holds: every Read, every plan of an instance in state
 //     (answered without a Read under -refresh=false) and every import.
 //   - At the run's end it adds the journal's report to the last call's
@@ -37,7 +38,7 @@ import (
 type seam struct {
 	protocol.Server
 	stop  *stopSignal
-	rec   *recovery
+	rec   *recovery.Session
 	grace time.Duration
 	after func(time.Duration) <-chan time.Time // the clock's timer; time.After
 
@@ -48,7 +49,7 @@ type seam struct {
 
 // newSeam returns server with the seam in front of it; a server without
 // every optional service of the framework's is returned as it is.
-func newSeam(server tfprotov6.ProviderServer, stop *stopSignal, rec *recovery) tfprotov6.ProviderServer {
+func newSeam(server tfprotov6.ProviderServer, stop *stopSignal, rec *recovery.Session) tfprotov6.ProviderServer {
 	full, complete := server.(protocol.Server)
 	if !complete {
 		return server
@@ -71,7 +72,7 @@ func (s *seam) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequ
 	}
 	s.begin()
 	if req.CurrentState != nil {
-		s.rec.sawID(idOfState(req.CurrentState.MsgPack))
+		s.rec.Saw(idOfState(req.CurrentState.MsgPack))
 	}
 	resp, err := s.Server.ReadResource(ctx, req)
 	if resp != nil {
@@ -85,11 +86,9 @@ func (s *seam) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResour
 		return s.Server.PlanResourceChange(ctx, req)
 	}
 	s.begin()
-	if s.rec != nil {
-		s.rec.planning.Store(true)
-	}
+	s.rec.Planning()
 	if req.PriorState != nil {
-		s.rec.sawID(idOfState(req.PriorState.MsgPack))
+		s.rec.Saw(idOfState(req.PriorState.MsgPack))
 	}
 	resp, err := s.Server.PlanResourceChange(ctx, req)
 	if resp != nil {
@@ -103,7 +102,7 @@ func (s *seam) ImportResourceState(ctx context.Context, req *tfprotov6.ImportRes
 		return s.Server.ImportResourceState(ctx, req)
 	}
 	s.begin()
-	s.rec.sawID(req.ID)
+	s.rec.Saw(req.ID)
 	resp, err := s.Server.ImportResourceState(ctx, req)
 	if resp != nil {
 		resp.Diagnostics = append(resp.Diagnostics, s.end(ctx, false)...)
@@ -116,9 +115,7 @@ func (s *seam) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyReso
 		return s.Server.ApplyResourceChange(ctx, req)
 	}
 	s.begin()
-	if s.rec != nil {
-		s.rec.applied.Store(true)
-	}
+	s.rec.Applied()
 	resp, err := s.Server.ApplyResourceChange(ctx, req)
 	if resp != nil {
 		resp.Diagnostics = append(resp.Diagnostics, s.end(ctx, true)...)
@@ -142,7 +139,7 @@ func (s *seam) end(ctx context.Context, apply bool) []*tfprotov6.Diagnostic {
 	s.inFlight--
 	idle, started := s.inFlight == 0, s.started
 	s.mu.Unlock()
-	if !idle || !s.rec.hasReport() || s.rec.applyWalk() != apply {
+	if !idle || !s.rec.HasReport() || s.rec.ApplyWalk() != apply {
 		return nil
 	}
 	select {
@@ -156,7 +153,7 @@ func (s *seam) end(ctx context.Context, apply bool) []*tfprotov6.Diagnostic {
 	if busy {
 		return nil
 	}
-	return toProtocol(s.rec.report(ctx, apply))
+	return toProtocol(s.rec.Report(ctx, apply))
 }
 
 // idOfState is the id attribute of a subscription's state as the protocol

@@ -29,6 +29,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/recovery"
 )
 
 // Environment variables read when the provider block leaves a setting out.
@@ -82,8 +83,8 @@ type Option func(*options)
 type options struct {
 	now             func() time.Time // renewal's clock; the tests set it
 	stop            <-chan struct{}
-	withoutSpeedUps bool      // the tests' parity run
-	recovery        *recovery // the journal of creates (KeepJournal)
+	withoutSpeedUps bool              // the tests' parity run
+	recovery        *recovery.Session // the journal of creates (KeepJournal)
 }
 
 func newOptions(opts []Option) options {
@@ -102,8 +103,8 @@ func newOptions(opts []Option) options {
 // ends the journal, and main.go calls it once Terraform has ended the
 // provider the usual way.
 func KeepJournal(dir string, hold func() (release func()), parentArgs func() ([]string, error)) (Option, func()) {
-	r := newRecovery(dir, hold, parentArgs)
-	return func(o *options) { o.recovery = r }, r.end
+	r := newSession(dir, hold, parentArgs)
+	return func(o *options) { o.recovery = r }, r.End
 }
 
 // StopWhen makes the provider stop as on Terraform's StopProvider once
@@ -150,7 +151,7 @@ type mobileplanProvider struct {
 	// planSubscriptionCreate; nil until then.
 	configured atomic.Pointer[providerData]
 	stop       stopSignal
-	recovery   *recovery
+	recovery   *recovery.Session
 }
 
 func newProvider(version string, o options) *mobileplanProvider {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/recovery"
 )
 
 // The provider's configuration is read here, and only here: the provider
@@ -144,7 +145,7 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(p.recovery.open(ctx, baseURL, token, lost, dismissed, c)...)
+	resp.Diagnostics.Append(p.recovery.Open(ctx, baseURL, token, lost, dismissed, c)...)
 	data := &providerData{client: c, run: newOperations(c), preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now, recovery: p.recovery}
 	if pagedRefresh {
 		data.subscriptions = newPagedReader(c, p.recovery)
@@ -220,21 +221,21 @@ func settingsOf(cfg providerModel) []setting {
 // lostRunOf is the lost run the settings name: zero when
 // lost_run_started_at is unset. The validators checked the form, and
 // Configure unknown values.
-func lostRunOf(cfg providerModel) (lostRun, diag.Diagnostics) {
+func lostRunOf(cfg providerModel) (recovery.LostRun, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	var r lostRun // unknown values were deferred or refused with the connection's
+	var r recovery.LostRun // unknown values were deferred or refused with the connection's
 	if s := cfg.LostRunStarted.ValueString(); s != "" {
-		r.started, _ = time.Parse(time.RFC3339, s)
+		r.Started, _ = time.Parse(time.RFC3339, s)
 	}
 	if s := cfg.LostRunEnded.ValueString(); s != "" {
-		if r.started.IsZero() {
+		if r.Started.IsZero() {
 			diags.AddAttributeError(path.Root("lost_run_ended_at"), "lost_run_ended_at without lost_run_started_at", "Set lost_run_started_at to when the lost run started; lost_run_ended_at only narrows it.")
-			return lostRun{}, diags
+			return recovery.LostRun{}, diags
 		}
-		r.ended, _ = time.Parse(time.RFC3339, s)
-		if r.ended.Before(r.started) {
+		r.Ended, _ = time.Parse(time.RFC3339, s)
+		if r.Ended.Before(r.Started) {
 			diags.AddAttributeError(path.Root("lost_run_ended_at"), "lost_run_ended_at before lost_run_started_at", "The lost run cannot end before it started.")
-			return lostRun{}, diags
+			return recovery.LostRun{}, diags
 		}
 	}
 	return r, diags

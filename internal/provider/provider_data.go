@@ -11,6 +11,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/recovery"
 )
 
 // providerData is what the provider's Configure hands to every resource,
@@ -25,7 +26,7 @@ type providerData struct {
 	subscriptions subscriptionReader
 	states        stateCodec
 	now           func() time.Time
-	recovery      *recovery
+	recovery      *recovery.Session
 }
 
 // subscriptionReader obtains a subscription by id, as the resource's Read

@@ -19,7 +19,9 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/journal"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/journal/journaltest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/recovery"
 )
 
 // The recovery after a kill as a CI user meets it: every subscription the
@@ -523,7 +525,8 @@ func TestCLI_aJournalTurnedOffSaysOnceWhatItNames(t *testing.T) {
 	for range 4 {
 		ids = append(ids, acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"}).ID)
 	}
-	killedRunLeftAt(t, filepath.Join(tf.Dir, ".terraform", "mobileplan", "default.journal"), journal.Home{Dir: tf.Dir, Workspace: "default"}, srv.URL, ids)
+	journaltest.KilledRun(t, filepath.Join(tf.Dir, ".terraform", "mobileplan", "default.journal"), journal.Home{Dir: tf.Dir, Workspace: "default"}, srv.URL, srv.Token,
+		recovery.RequestOf(client.CreateSubscriptionRequest{PlanID: "plan_001"}), ids)
 	out, code := tf.Run([]string{"MOBILEPLAN_JOURNAL=off"}, "plan", "-input=false", "-no-color")
 	if code != 0 {
 		t.Fatalf("the plan exited %d:\n%s", code, out)

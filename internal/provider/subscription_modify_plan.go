@@ -14,6 +14,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/recovery"
 )
 
 // ModifyPlan decides replacement in one place, because whether the plan a
@@ -82,11 +83,12 @@ func (r *subscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 // would show it unchanged (false in state, false in the new
 // subscription's plan) and hide which attribute forces the replacement.
 // It counts the create for the journal of creates, whose report at the
-// run's end says what the apply takes (recovery.go).
-func planCreate(ctx context.Context, run *operations, p *preflight, rec *recovery, config tfsdk.Config, diags *diag.Diagnostics) {
+// run's end says what the apply takes (package recovery).
+func planCreate(ctx context.Context, run *operations, p *preflight, rec *recovery.Session, config tfsdk.Config, diags *diag.Diagnostics) {
 	defer run.planning()(diags)
-	diags.Append(rec.planCreate(ctx, config)...)
-	p.checkCreate(ctx, config, func() bool { return rec.mayTake(ctx, config) }, diags)
+	request := func() string { return requestOfConfig(ctx, config) }
+	diags.Append(rec.PlanCreate(request)...)
+	p.checkCreate(ctx, config, func() bool { return rec.MayTake(request) }, diags)
 }
 
 // subscriptionSpeedUps is what package fastpath's accelerator is told of

@@ -28,6 +28,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/recovery"
 )
 
 var (
@@ -52,7 +53,7 @@ type subscriptionResource struct {
 	subscriptions subscriptionReader
 	states        stateCodec
 	now           func() time.Time // renewal's clock
-	recovery      *recovery
+	recovery      *recovery.Session
 }
 
 func (r *subscriptionResource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -237,7 +238,7 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 	ctx, cancel := context.WithTimeout(ctx, createTimeout)
 	defer cancel()
 
-	sub, err := r.recovery.take(ctx, r.client, body)
+	sub, err := r.recovery.Take(ctx, r.client, body)
 	if err != nil {
 		resp.Diagnostics.Append(diagnostics.APIError("Could not check a subscription a killed run left out of state; nothing was sent (apply again to take it or create)", err, path.Empty()))
 		return
@@ -245,7 +246,7 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 	if sub == nil {
 		r.preflight.startCreating()
 		var journalDiags diag.Diagnostics
-		sub, journalDiags, err = r.recovery.create(ctx, body, r.client.RequestTimeout(), func(ctx context.Context) (*client.Subscription, error) {
+		sub, journalDiags, err = r.recovery.Create(ctx, body, r.client.RequestTimeout(), func(ctx context.Context) (*client.Subscription, error) {
 			return r.client.CreateSubscription(ctx, body)
 		})
 		resp.Diagnostics.Append(journalDiags...)
@@ -261,7 +262,7 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 			return // not sent: the journal's diagnostics say why
 		}
 	}
-	r.recovery.held(sub.ID) // in state even if what follows fails: the framework keeps what was set
+	r.recovery.Saw(sub.ID) // in state even if what follows fails: the framework keeps what was set
 	model, diags := subscriptionResourceModelOf(sub, plan)
 	resp.Diagnostics.Append(diags...)
 	if diags.HasError() {
@@ -292,7 +293,7 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.Append(diagnostics.MoveSubscriptionMissing(*moved, diagnostics.Detail(err)))
 		return
 	case client.IsNotFound(err):
-		r.recovery.removed(id)
+		r.recovery.Removed(id)
 		resp.Diagnostics.AddWarning("Subscription no longer exists",
 			fmt.Sprintf("The service has no subscription %s any more, so it was removed from Terraform state, and Terraform plans to create it again.", id))
 		resp.State.RemoveResource(ctx)
@@ -309,7 +310,7 @@ func (r *subscriptionResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	resp.Diagnostics.Append(r.states.Set(ctx, &resp.State, &model)...)
-	r.recovery.held(id)
+	r.recovery.Saw(id)
 	if moved != nil {
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, movedFromKey, nil)...) // found: an ordinary subscription from now on
 	}
@@ -337,7 +338,7 @@ func (r *subscriptionResource) Update(ctx context.Context, req resource.UpdateRe
 func (r *subscriptionResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state subscriptionResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	r.recovery.removed(state.ID.ValueString())
+	r.recovery.Removed(state.ID.ValueString())
 	resp.Diagnostics.Append(diagnostics.StillAtService(state.ID.ValueString(), state.EsimICCID.ValueString()))
 }
 

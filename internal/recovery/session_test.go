@@ -1,8 +1,7 @@
-package provider
+package recovery
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -11,52 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/journal"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/journal/journaltest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
-
-// Terraform tells its providers nothing of -target or -exclude: the
-// provider reads them from the command line and TF_CLI_ARGS, and when it
-// cannot read the command line it counts the run as limited.
-func TestRecoveryLimited(t *testing.T) {
-	for name, c := range map[string]struct {
-		args []string
-		err  error
-		env  map[string]string
-		want string // a phrase of the reason; "" for a whole run
-	}{
-		"whole":                 {args: []string{"terraform", "apply", "-auto-approve"}},
-		"-target=":              {args: []string{"terraform", "apply", "-target=mobileplan_subscription.a"}, want: "(-target)"},
-		"-target value":         {args: []string{"tofu", "plan", "-target", "mobileplan_subscription.a"}, want: "(-target)"},
-		"--target":              {args: []string{"terraform", "apply", "--target=x"}, want: "(-target)"},
-		"-exclude":              {args: []string{"tofu", "apply", "-exclude=x"}, want: "(-exclude)"},
-		"-target-file":          {args: []string{"tofu", "apply", "-target-file=targets.txt"}, want: "(-target-file)"},
-		"-exclude-file":         {args: []string{"tofu", "plan", "-exclude-file", "x.txt"}, want: "(-exclude-file)"},
-		"TF_CLI_ARGS":           {args: []string{"terraform", "apply"}, env: map[string]string{"TF_CLI_ARGS": "-target=x"}, want: "(-target)"},
-		"TF_CLI_ARGS_plan":      {args: []string{"terraform", "plan"}, env: map[string]string{"TF_CLI_ARGS_plan": "-lock=false -target=x"}, want: "(-target)"},
-		"a value, not a flag":   {args: []string{"terraform", "apply", "-var", "target=x"}},
-		"-targets are prefixed": {args: []string{"terraform", "apply", "-targetx"}},
-		"unreadable":            {err: errors.New("no /proc"), want: "cannot read Terraform's command line"},
-	} {
-		t.Run(name, func(t *testing.T) {
-			for _, v := range []string{"TF_CLI_ARGS", "TF_CLI_ARGS_plan", "TF_CLI_ARGS_apply"} {
-				t.Setenv(v, c.env[v])
-			}
-			r := &recovery{parentArgs: func() ([]string, error) { return c.args, c.err }}
-			got := r.limited()
-			if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
-				t.Errorf("limited() = %q, want %q", got, c.want)
-			}
-		})
-	}
-}
 
 // A leftover stands for a new subscription only when it was never used
 // and is of the plan the create asks for, in either of its forms.
@@ -99,40 +59,14 @@ func killedRunLeft(t *testing.T, dir, service string, ids []string) {
 	t.Setenv("TF_DATA_DIR", "")
 	t.Setenv("TF_WORKSPACE", "")
 	path, home := journal.Locate(dir)
-	killedRunLeftAt(t, path, home, service, ids)
-}
-
-// killedRunLeftAt is killedRunLeft for the journal at path, of home.
-func killedRunLeftAt(t *testing.T, path string, home journal.Home, service string, ids []string) {
-	t.Helper()
-	killed, err := journal.Open(path, home, service, journal.Options{Now: time.Now, Token: emulatortest.Token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, id := range ids {
-		c := killed.NewCreate(requestOf(client.CreateSubscriptionRequest{PlanID: "plan_001"}), time.Minute)
-		if err := c.Sending(); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Made(id, time.Time{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	_ = killed.Close()
-	plan, err := journal.Open(path, home, service, journal.Options{Now: time.Now, Token: emulatortest.Token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := plan.End(true, false, nil, nil); err != nil {
-		t.Fatal(err)
-	}
+	journaltest.KilledRun(t, path, home, service, emulatortest.Token, RequestOf(client.CreateSubscriptionRequest{PlanID: "plan_001"}), ids)
 }
 
 // The recovery adapter as an apply's provider serves it with a journal,
 // ten creates at once (run with -race too): every leftover is taken once,
 // checked at the service by the list's pages, a request a page of 25,
 // never a GET each; then creates are sent as usual.
-func TestRecovery_takesEachLeftoverOnceByThePage(t *testing.T) {
+func TestSession_takesEachLeftoverOnceByThePage(t *testing.T) {
 	ds := emulator.DefaultDataset(emulator.DefaultPlans, 300)
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
 	c := acctest.ServiceClient(t, srv)
@@ -143,8 +77,8 @@ func TestRecovery_takesEachLeftoverOnceByThePage(t *testing.T) {
 	}
 	dir := t.TempDir()
 	killedRunLeft(t, dir, srv.URL, ids)
-	r := newRecovery(dir, func() func() { return func() {} }, func() ([]string, error) { return []string{"terraform", "apply"}, nil })
-	if diags := r.open(t.Context(), srv.URL, srv.Token, lostRun{}, nil, c); diags.HasError() {
+	r := New(Config{Dir: dir})
+	if diags := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, c); diags.HasError() {
 		t.Fatal(diags)
 	}
 	before := srv.RequestCounts()
@@ -155,7 +89,7 @@ func TestRecovery_takesEachLeftoverOnceByThePage(t *testing.T) {
 	for range 10 {
 		wg.Go(func() {
 			for range n / 10 {
-				sub, err := r.take(t.Context(), c, body)
+				sub, err := r.Take(t.Context(), c, body)
 				if err != nil || sub == nil {
 					t.Errorf("take: %v, %v", sub, err)
 					return
@@ -167,7 +101,7 @@ func TestRecovery_takesEachLeftoverOnceByThePage(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if sub, err := r.take(t.Context(), c, body); sub != nil || err != nil {
+	if sub, err := r.Take(t.Context(), c, body); sub != nil || err != nil {
 		t.Errorf("a %dth take took %v (%v): there were %d leftovers", n+1, sub, err, n)
 	}
 	for _, id := range ids {
@@ -180,7 +114,7 @@ func TestRecovery_takesEachLeftoverOnceByThePage(t *testing.T) {
 	if pages > (n+24)/25 || gets != 0 {
 		t.Errorf("the checks cost %d pages and %d GETs; want at most %d pages and no GET", pages, gets, (n+24)/25)
 	}
-	diags := r.report(t.Context(), true)
+	diags := r.Report(t.Context(), true)
 	if len(diags) != 1 || !strings.HasPrefix(diags[0].Summary(), fmt.Sprintf("Took %d subscriptions", n)) {
 		t.Errorf("the apply's report: %v", diags)
 	}
@@ -193,7 +127,7 @@ func TestRecovery_takesEachLeftoverOnceByThePage(t *testing.T) {
 
 // A journal that cannot be written stops creates before anything is
 // sent, at plan time and at apply; off, creates go on without it.
-func TestRecovery_aJournalThatCannotBeWrittenSendsNothing(t *testing.T) {
+func TestSession_aJournalThatCannotBeWrittenSendsNothing(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{})
 	c := acctest.ServiceClient(t, srv)
 	dir := t.TempDir()
@@ -203,11 +137,10 @@ func TestRecovery_aJournalThatCannotBeWrittenSendsNothing(t *testing.T) {
 	if err := os.MkdirAll(path, 0o700); err != nil { // a directory where the file would be: no one can write it
 		t.Fatal(err)
 	}
-	args := func() ([]string, error) { return []string{"terraform", "apply"}, nil }
-	r := newRecovery(dir, func() func() { return func() {} }, args)
-	_ = r.open(t.Context(), srv.URL, srv.Token, lostRun{}, nil, c)
+	r := New(Config{Dir: dir})
+	_ = r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, c)
 	body := client.CreateSubscriptionRequest{PlanID: "plan_001"}
-	sub, diags, err := r.create(t.Context(), body, time.Minute, func(ctx context.Context) (*client.Subscription, error) { return c.CreateSubscription(ctx, body) })
+	sub, diags, err := r.Create(t.Context(), body, time.Minute, func(ctx context.Context) (*client.Subscription, error) { return c.CreateSubscription(ctx, body) })
 	if sub != nil || err != nil || !diags.HasError() || diags[0].Summary() != "The journal of creates cannot be written" || !strings.Contains(diags[0].Detail(), "MOBILEPLAN_JOURNAL=off") {
 		t.Errorf("create: %v, %v, %v", sub, err, diags)
 	}
@@ -216,87 +149,31 @@ func TestRecovery_aJournalThatCannotBeWrittenSendsNothing(t *testing.T) {
 	}
 	// Every later create stopped fails too, in a line that points to the
 	// first error; a plan's creates fail on the first alone.
-	sub, diags, _ = r.create(t.Context(), body, time.Minute, func(ctx context.Context) (*client.Subscription, error) { return c.CreateSubscription(ctx, body) })
+	sub, diags, _ = r.Create(t.Context(), body, time.Minute, func(ctx context.Context) (*client.Subscription, error) { return c.CreateSubscription(ctx, body) })
 	if sub != nil || len(diags) != 1 || !diags.HasError() || diags[0].Summary() != "Not created: the journal of creates cannot be written" {
 		t.Errorf("the second create: %v, %v", sub, diags)
 	}
-	planner := newRecovery(dir, func() func() { return func() {} }, args)
-	_ = planner.open(t.Context(), srv.URL, srv.Token, lostRun{}, nil, c)
+	planner := New(Config{Dir: dir})
+	_ = planner.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, c)
 	var errs int
 	for range 5 {
-		errs += len(planner.planCreate(t.Context(), tfsdk.Config{}).Errors())
+		errs += len(planner.PlanCreate(func() string { return "" }).Errors())
 	}
 	if errs != 1 {
 		t.Errorf("five creates planned without a journal gave %d errors, want the one that says why", errs)
 	}
 	t.Setenv(EnvJournal, "off")
-	off := newRecovery(dir, func() func() { return func() {} }, args)
-	_ = off.open(t.Context(), srv.URL, srv.Token, lostRun{}, nil, c)
-	if sub, diags, err := off.create(t.Context(), body, time.Minute, func(ctx context.Context) (*client.Subscription, error) { return c.CreateSubscription(ctx, body) }); sub == nil || err != nil || len(diags) > 0 {
+	off := New(Config{Dir: dir})
+	_ = off.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, c)
+	if sub, diags, err := off.Create(t.Context(), body, time.Minute, func(ctx context.Context) (*client.Subscription, error) { return c.CreateSubscription(ctx, body) }); sub == nil || err != nil || len(diags) > 0 {
 		t.Errorf("with the journal off: %v, %v, %v", sub, err, diags)
-	}
-}
-
-// Whether a process is the apply of a saved plan, from the CLI's command
-// line: an argument after apply (or destroy) that is no option's value.
-func TestAppliesAPlanFile(t *testing.T) {
-	for args, want := range map[string]bool{
-		"terraform apply": false,
-		"terraform apply -auto-approve -input=false":           false,
-		"terraform apply tfplan":                               true,
-		"tofu apply -input=false tfplan":                       true,
-		"terraform -chdir=infra apply tfplan":                  true,
-		"terraform apply -var foo=bar":                         false,
-		"terraform apply -target mobileplan_subscription.a":    false,
-		"terraform apply -var foo=bar tfplan":                  true,
-		"terraform plan -out tfplan":                           false,
-		"terraform destroy tfplan":                             true,
-		"terraform apply -parallelism 5 -lock-timeout 10s":     false,
-		"terraform apply -replace=mobileplan_subscription.a x": true,
-	} {
-		if got := appliesAPlanFile(strings.Fields(args)); got != want {
-			t.Errorf("%q: %v, want %v", args, got, want)
-		}
-	}
-}
-
-// The seam reads a subscription's id from a state as Terraform sends it,
-// whatever comes before it, and no id from a state without one.
-func TestIdOfState(t *testing.T) {
-	typ := tftypes.Object{AttributeTypes: map[string]tftypes.Type{
-		"activated_at": tftypes.Number, "id": tftypes.String, "plan": tftypes.Object{AttributeTypes: map[string]tftypes.Type{"coverage_id": tftypes.String}},
-	}}
-	state := func(id tftypes.Value) []byte {
-		v, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, map[string]tftypes.Value{
-			"activated_at": tftypes.NewValue(tftypes.Number, 1),
-			"id":           id,
-			"plan":         tftypes.NewValue(typ.AttributeTypes["plan"], map[string]tftypes.Value{"coverage_id": tftypes.NewValue(tftypes.String, "cov")}),
-		}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v.MsgPack
-	}
-	for name, c := range map[string]struct {
-		state []byte
-		want  string
-	}{
-		"an id":       {state(tftypes.NewValue(tftypes.String, "sub_0123")), "sub_0123"},
-		"a null id":   {state(tftypes.NewValue(tftypes.String, nil)), ""},
-		"an unknown":  {state(tftypes.NewValue(tftypes.String, tftypes.UnknownValue)), ""},
-		"no state":    {nil, ""},
-		"not msgpack": {[]byte("{}"), ""},
-	} {
-		if got := idOfState(c.state); got != c.want {
-			t.Errorf("%s: %q, want %q", name, got, c.want)
-		}
 	}
 }
 
 // A create sent with no answer on record, for which the service lists
 // nothing: the look names it, by its name, at every plan after, until
 // dismissed_leftovers names it; nothing is bought in its stead silently.
-func TestRecovery_aCreateALookFindsNothingForIsNamedUntilDismissed(t *testing.T) {
+func TestSession_aCreateALookFindsNothingForIsNamedUntilDismissed(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{})
 	c := acctest.ServiceClient(t, srv)
 	dir := t.TempDir()
@@ -307,23 +184,22 @@ func TestRecovery_aCreateALookFindsNothingForIsNamedUntilDismissed(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := killed.NewCreate(requestOf(client.CreateSubscriptionRequest{PlanID: "plan_001"}), time.Minute).Sending(); err != nil {
+	if err := killed.NewCreate(RequestOf(client.CreateSubscriptionRequest{PlanID: "plan_001"}), time.Minute).Sending(); err != nil {
 		t.Fatal(err)
 	}
 	_ = killed.Close()
-	args := func() ([]string, error) { return []string{"terraform", "plan"}, nil }
 	var name string
 	for run := range 3 {
 		var dismissed []string
 		if run == 2 {
 			dismissed = []string{name}
 		}
-		r := newRecovery(dir, func() func() { return func() {} }, args)
-		if diags := r.open(t.Context(), srv.URL, srv.Token, lostRun{}, dismissed, c); diags.HasError() || len(diags) > 0 {
+		r := New(Config{Dir: dir})
+		if diags := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, dismissed, c); diags.HasError() || len(diags) > 0 {
 			t.Fatalf("run %d opened with %v", run, diags)
 		}
-		diags := r.report(t.Context(), false)
-		r.end()
+		diags := r.Report(t.Context(), false)
+		r.End()
 		if run == 2 {
 			if len(diags) > 0 {
 				t.Errorf("once dismissed, the plan says %v", diags)
@@ -345,24 +221,23 @@ func TestRecovery_aCreateALookFindsNothingForIsNamedUntilDismissed(t *testing.T)
 
 // MOBILEPLAN_JOURNAL=off over a journal that names leftovers: one warning,
 // once per process, naming each; a journal naming nothing says nothing.
-func TestRecovery_aJournalTurnedOffSaysOnceWhatItNames(t *testing.T) {
+func TestSession_aJournalTurnedOffSaysOnceWhatItNames(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{})
 	c := acctest.ServiceClient(t, srv)
 	var ids []string
 	for range 3 {
 		ids = append(ids, acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"}).ID)
 	}
-	args := func() ([]string, error) { return []string{"terraform", "plan"}, nil }
 	t.Setenv(EnvJournal, "off")
-	quiet := newRecovery(t.TempDir(), func() func() { return func() {} }, args)
-	if diags := quiet.open(t.Context(), srv.URL, srv.Token, lostRun{}, nil, c); len(diags) > 0 {
+	quiet := New(Config{Dir: t.TempDir()})
+	if diags := quiet.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, c); len(diags) > 0 {
 		t.Errorf("with no journal, off says %v", diags)
 	}
 	dir := t.TempDir()
 	killedRunLeft(t, dir, srv.URL, ids)
 	t.Setenv(EnvJournal, "off")
-	r := newRecovery(dir, func() func() { return func() {} }, args)
-	diags := r.open(t.Context(), srv.URL, srv.Token, lostRun{}, nil, c)
+	r := New(Config{Dir: dir})
+	diags := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, c)
 	if len(diags) != 1 || diags.HasError() || !strings.HasPrefix(diags[0].Summary(), "The journal of creates is off, and names 3 ") {
 		t.Fatalf("off over 3 leftovers: %v", diags)
 	}
@@ -371,17 +246,17 @@ func TestRecovery_aJournalTurnedOffSaysOnceWhatItNames(t *testing.T) {
 			t.Errorf("the warning does not name %s:\n%s", id, diags[0].Detail())
 		}
 	}
-	if again := r.open(t.Context(), srv.URL, srv.Token, lostRun{}, nil, c); len(again) > 0 {
+	if again := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, c); len(again) > 0 {
 		t.Errorf("the process warned twice: %v", again)
 	}
-	if other := newRecovery(dir, func() func() { return func() {} }, args).open(t.Context(), "https://staging.example.com", srv.Token, lostRun{}, nil, c); len(other) > 0 {
+	if other := New(Config{Dir: dir}).Open(t.Context(), "https://staging.example.com", srv.Token, LostRun{}, nil, c); len(other) > 0 {
 		t.Errorf("a configuration of another service is told of this one's: %v", other)
 	}
 }
 
 // The ids damaged lines of the journal show are asked of the service: one
 // it does not have is named no more; one it has stays named, never taken.
-func TestRecovery_aDamagedLinesIDIsAskedOfTheService(t *testing.T) {
+func TestSession_aDamagedLinesIDIsAskedOfTheService(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{})
 	c := acctest.ServiceClient(t, srv)
 	billed := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"}).ID
@@ -394,12 +269,11 @@ func TestRecovery_aDamagedLinesIDIsAskedOfTheService(t *testing.T) {
 	}
 	_, _ = fmt.Fprintf(f, "0badc0de {\"k\":\"made\",\"id\":\"sub_from_nowhere\"}\n0badc0de {\"k\":\"made\",\"id\":%q}\n", billed)
 	_ = f.Close()
-	args := func() ([]string, error) { return []string{"terraform", "plan"}, nil }
 	for run := range 2 {
-		r := newRecovery(dir, func() func() { return func() {} }, args)
-		_ = r.open(t.Context(), srv.URL, srv.Token, lostRun{}, nil, c)
-		diags := r.report(t.Context(), false)
-		r.end()
+		r := New(Config{Dir: dir})
+		_ = r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, c)
+		diags := r.Report(t.Context(), false)
+		r.End()
 		if len(diags) != 1 || !strings.Contains(diags[0].Detail(), billed) || strings.Contains(diags[0].Detail(), "sub_from_nowhere") {
 			t.Errorf("run %d: %v; want one warning naming %s alone", run, diags, billed)
 		}
