@@ -238,7 +238,7 @@ func (r *subscriptionResource) Create(ctx context.Context, req resource.CreateRe
 	ctx, cancel := context.WithTimeout(ctx, createTimeout)
 	defer cancel()
 
-	sub, err := r.recovery.Take(ctx, r.client, body)
+	sub, err := r.recovery.Take(ctx, body)
 	if err != nil {
 		resp.Diagnostics.Append(diagnostics.APIError("Could not check a subscription a killed run left out of state; nothing was sent (apply again to take it or create)", err, path.Empty()))
 		return

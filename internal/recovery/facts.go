@@ -17,7 +17,6 @@ func (r *Session) Saw(id string) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.holds[id] = struct{}{}
 	r.seen[id] = true
 	delete(r.gone, id)
 }
@@ -47,7 +46,6 @@ func (r *Session) Removed(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.gone[id] = struct{}{}
-	delete(r.holds, id)
 	delete(r.seen, id)
 }
 
@@ -142,7 +140,7 @@ func (r *Session) End() {
 	}
 	r.mu.Lock()
 	j := r.journal
-	holds, gone := slices.Collect(maps.Keys(r.holds)), slices.Collect(maps.Keys(r.gone))
+	seen, gone := slices.Collect(maps.Keys(r.seen)), slices.Collect(maps.Keys(r.gone))
 	r.mu.Unlock()
 	if j == nil {
 		return
@@ -150,5 +148,5 @@ func (r *Session) End() {
 	applied := r.applied.Load()
 	// An apply plans each create again, and reads no state: never whole.
 	whole := r.planning.Load() && !applied && r.limited() == "" && !r.ApplyWalk()
-	_ = j.End(whole, applied, holds, gone)
+	_ = j.End(whole, applied, seen, gone)
 }

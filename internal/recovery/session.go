@@ -2,7 +2,6 @@ package recovery
 
 import (
 	"context"
-	"iter"
 	"os"
 	"strings"
 	"sync"
@@ -43,20 +42,20 @@ type Session struct {
 	lostRun       LostRun
 	offset        time.Duration // the service's clock less this machine's, from the last look
 	seen          map[string]bool
-	holds         map[string]struct{}
 	gone          map[string]struct{}
 	planned       map[string]int   // creates this process planned, by request
 	allotted      map[string]int   // of those, the ones the preflight counts as taken
 	beside        []journal.Served // the other configurations of this run (lookBeside)
 	kept          map[string]bool  // processes this run's state holds a subscription of (lookBeside)
 	took          []diagnostics.Leftover
-	reportedTakes int                             // of took, those a report named
-	fromService   map[string]*client.Subscription // what the service showed of leftovers
-	goneIDs       map[string]bool
+	reportedTakes int // of took, those a report named
+	svc           Service
+	list          *listing                        // the service's list, as far as it was read
+	fetched       map[string]*client.Subscription // what GETs showed; nil: the service has no such subscription
 	reported      bool
 
-	scanMu  sync.Mutex // one scan of the list a process
-	scanned bool
+	checkMu sync.Mutex // one check of the leftovers a process
+	checked bool
 
 	// quiet is set when the journal had nothing to say when it was
 	// opened, which stays so (only a killed process, a look or a lost run
@@ -75,15 +74,6 @@ type Session struct {
 
 // EnvJournal, set to "off", turns the journal of creates off.
 const EnvJournal = "MOBILEPLAN_JOURNAL"
-
-// Service is what a session reads of the service: its list, newest first
-// and by the page, one subscription, and its clock as its Date header
-// shows it. *client.Client is one.
-type Service interface {
-	Subscriptions(ctx context.Context) iter.Seq2[client.Subscription, error]
-	GetSubscription(ctx context.Context, id string) (*client.Subscription, error)
-	ServiceClockOffset() (time.Duration, bool)
-}
 
 // Config is what a session needs of its process.
 type Config struct {
@@ -116,8 +106,8 @@ func New(cfg Config) *Session {
 	}
 	r := &Session{cfg: cfg, dir: cfg.Dir, hold: cfg.Hold, now: cfg.Now, sleep: cfg.Sleep, tuning: journal.DefaultTuning,
 		off:  strings.EqualFold(strings.TrimSpace(os.Getenv(EnvJournal)), "off"),
-		seen: map[string]bool{}, holds: map[string]struct{}{}, gone: map[string]struct{}{}, planned: map[string]int{}, allotted: map[string]int{},
-		fromService: map[string]*client.Subscription{}, goneIDs: map[string]bool{}}
+		seen: map[string]bool{}, gone: map[string]struct{}{}, planned: map[string]int{}, allotted: map[string]int{},
+		fetched: map[string]*client.Subscription{}}
 	r.quiet.Store(true)
 	return r
 }
@@ -137,10 +127,11 @@ const orphanWait = 2 * time.Minute
 const orphanPoll = 200 * time.Millisecond
 
 // Open opens the journal for the service at service, once, with what the
-// service shows of lost (if set) and of creates with no answer on record,
-// through c, and the ids the settings dismiss. It returns what opening
+// service (read through svc) shows of lost (if set), of creates with no
+// answer on record and of the ids damaged lines show, and the ids the
+// settings dismiss. It returns what opening
 // found, for Configure to show.
-func (r *Session) Open(ctx context.Context, service, token string, lost LostRun, dismissed []string, c Service) diag.Diagnostics {
+func (r *Session) Open(ctx context.Context, service, token string, lost LostRun, dismissed []string, svc Service) diag.Diagnostics {
 	if r == nil {
 		return nil
 	}
@@ -153,7 +144,7 @@ func (r *Session) Open(ctx context.Context, service, token string, lost LostRun,
 		return nil
 	}
 	r.path, r.home = journal.Locate(r.dir)
-	r.service, r.lostRun = service, lost
+	r.service, r.lostRun, r.svc, r.list = service, lost, svc, newListing(svc.List())
 	j, err := r.openAfterOrphans(ctx, token)
 	if err != nil {
 		r.failed = err
@@ -184,12 +175,12 @@ func (r *Session) Open(ctx context.Context, service, token string, lost LostRun,
 		}
 	}
 	if len(creates) > 0 {
-		diags.Append(r.lookForOpenCreates(ctx, j, c, creates)...)
+		diags.Append(r.lookForOpenCreates(ctx, j, creates)...)
 	}
 	if !lost.Started.IsZero() {
-		diags.Append(r.recordLostRun(ctx, j, c, lost)...)
+		diags.Append(r.recordLostRun(ctx, j, lost)...)
 	}
-	diags.Append(r.checkDamaged(ctx, j, c)...)
+	diags.Append(r.checkDamaged(ctx, j)...)
 	// After the looks: what they found this run may be dismissed too.
 	if len(dismissed) > 0 {
 		unknown, err := j.Dismiss(dismissed, journal.WhyDismissed)
@@ -236,7 +227,7 @@ func (r *Session) offOver(service, token string) diag.Diagnostics {
 // checkDamaged asks the service for each id a damaged line of the journal
 // shows: one it does not have is no subscription of its, and once every
 // service the journal names says so, it is named no more. r.mu is held.
-func (r *Session) checkDamaged(ctx context.Context, j *journal.Journal, c Service) diag.Diagnostics {
+func (r *Session) checkDamaged(ctx context.Context, j *journal.Journal) diag.Diagnostics {
 	left, err := j.Leftovers()
 	if err != nil {
 		return nil
@@ -246,7 +237,7 @@ func (r *Session) checkDamaged(ctx context.Context, j *journal.Journal, c Servic
 		if l.Origin != journal.OriginDamaged {
 			continue
 		}
-		_, err := c.GetSubscription(ctx, l.ID)
+		_, err := r.svc.Subscription(ctx, l.ID)
 		switch {
 		case client.IsNotFound(err):
 			gone = append(gone, l.ID)

@@ -45,8 +45,8 @@ func TestLeftoverFitsOnlyAnUnusedSubscriptionOfTheSamePlan(t *testing.T) {
 		if c.change != nil {
 			c.change(&sub)
 		}
-		if got := fitFor(&sub, c.body); got != c.want {
-			t.Errorf("%s: fitFor = %v, want %v", name, got, c.want)
+		if got := statusOf(&sub, RequestOf(c.body)) == journal.Fit; got != c.want {
+			t.Errorf("%s: fit = %v, want %v", name, got, c.want)
 		}
 	}
 }
@@ -78,7 +78,7 @@ func TestSession_takesEachLeftoverOnceByThePage(t *testing.T) {
 	dir := t.TempDir()
 	killedRunLeft(t, dir, srv.URL, ids)
 	r := New(Config{Dir: dir})
-	if diags := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, c); diags.HasError() {
+	if diags := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, ServiceOf(c)); diags.HasError() {
 		t.Fatal(diags)
 	}
 	before := srv.RequestCounts()
@@ -89,7 +89,7 @@ func TestSession_takesEachLeftoverOnceByThePage(t *testing.T) {
 	for range 10 {
 		wg.Go(func() {
 			for range n / 10 {
-				sub, err := r.Take(t.Context(), c, body)
+				sub, err := r.Take(t.Context(), body)
 				if err != nil || sub == nil {
 					t.Errorf("take: %v, %v", sub, err)
 					return
@@ -101,7 +101,7 @@ func TestSession_takesEachLeftoverOnceByThePage(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if sub, err := r.Take(t.Context(), c, body); sub != nil || err != nil {
+	if sub, err := r.Take(t.Context(), body); sub != nil || err != nil {
 		t.Errorf("a %dth take took %v (%v): there were %d leftovers", n+1, sub, err, n)
 	}
 	for _, id := range ids {
@@ -138,7 +138,7 @@ func TestSession_aJournalThatCannotBeWrittenSendsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := New(Config{Dir: dir})
-	_ = r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, c)
+	_ = r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, ServiceOf(c))
 	body := client.CreateSubscriptionRequest{PlanID: "plan_001"}
 	sub, diags, err := r.Create(t.Context(), body, time.Minute, func(ctx context.Context) (*client.Subscription, error) { return c.CreateSubscription(ctx, body) })
 	if sub != nil || err != nil || !diags.HasError() || diags[0].Summary() != "The journal of creates cannot be written" || !strings.Contains(diags[0].Detail(), "MOBILEPLAN_JOURNAL=off") {
@@ -154,7 +154,7 @@ func TestSession_aJournalThatCannotBeWrittenSendsNothing(t *testing.T) {
 		t.Errorf("the second create: %v, %v", sub, diags)
 	}
 	planner := New(Config{Dir: dir})
-	_ = planner.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, c)
+	_ = planner.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, ServiceOf(c))
 	var errs int
 	for range 5 {
 		errs += len(planner.PlanCreate(func() string { return "" }).Errors())
@@ -164,7 +164,7 @@ func TestSession_aJournalThatCannotBeWrittenSendsNothing(t *testing.T) {
 	}
 	t.Setenv(EnvJournal, "off")
 	off := New(Config{Dir: dir})
-	_ = off.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, c)
+	_ = off.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, ServiceOf(c))
 	if sub, diags, err := off.Create(t.Context(), body, time.Minute, func(ctx context.Context) (*client.Subscription, error) { return c.CreateSubscription(ctx, body) }); sub == nil || err != nil || len(diags) > 0 {
 		t.Errorf("with the journal off: %v, %v, %v", sub, err, diags)
 	}
@@ -195,7 +195,7 @@ func TestSession_aCreateALookFindsNothingForIsNamedUntilDismissed(t *testing.T) 
 			dismissed = []string{name}
 		}
 		r := New(Config{Dir: dir})
-		if diags := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, dismissed, c); diags.HasError() || len(diags) > 0 {
+		if diags := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, dismissed, ServiceOf(c)); diags.HasError() || len(diags) > 0 {
 			t.Fatalf("run %d opened with %v", run, diags)
 		}
 		diags := r.Report(t.Context(), false)
@@ -230,14 +230,14 @@ func TestSession_aJournalTurnedOffSaysOnceWhatItNames(t *testing.T) {
 	}
 	t.Setenv(EnvJournal, "off")
 	quiet := New(Config{Dir: t.TempDir()})
-	if diags := quiet.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, c); len(diags) > 0 {
+	if diags := quiet.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, ServiceOf(c)); len(diags) > 0 {
 		t.Errorf("with no journal, off says %v", diags)
 	}
 	dir := t.TempDir()
 	killedRunLeft(t, dir, srv.URL, ids)
 	t.Setenv(EnvJournal, "off")
 	r := New(Config{Dir: dir})
-	diags := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, c)
+	diags := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, ServiceOf(c))
 	if len(diags) != 1 || diags.HasError() || !strings.HasPrefix(diags[0].Summary(), "The journal of creates is off, and names 3 ") {
 		t.Fatalf("off over 3 leftovers: %v", diags)
 	}
@@ -246,10 +246,10 @@ func TestSession_aJournalTurnedOffSaysOnceWhatItNames(t *testing.T) {
 			t.Errorf("the warning does not name %s:\n%s", id, diags[0].Detail())
 		}
 	}
-	if again := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, c); len(again) > 0 {
+	if again := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, ServiceOf(c)); len(again) > 0 {
 		t.Errorf("the process warned twice: %v", again)
 	}
-	if other := New(Config{Dir: dir}).Open(t.Context(), "https://staging.example.com", srv.Token, LostRun{}, nil, c); len(other) > 0 {
+	if other := New(Config{Dir: dir}).Open(t.Context(), "https://staging.example.com", srv.Token, LostRun{}, nil, ServiceOf(c)); len(other) > 0 {
 		t.Errorf("a configuration of another service is told of this one's: %v", other)
 	}
 }
@@ -271,11 +271,50 @@ func TestSession_aDamagedLinesIDIsAskedOfTheService(t *testing.T) {
 	_ = f.Close()
 	for run := range 2 {
 		r := New(Config{Dir: dir})
-		_ = r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, c)
+		_ = r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, ServiceOf(c))
 		diags := r.Report(t.Context(), false)
 		r.End()
 		if len(diags) != 1 || !strings.Contains(diags[0].Detail(), billed) || strings.Contains(diags[0].Detail(), "sub_from_nowhere") {
 			t.Errorf("run %d: %v; want one warning naming %s alone", run, diags, billed)
 		}
+	}
+}
+
+// A process reads the service's list once: the look at Open for what a
+// create with no answer made, and the check of the leftovers its creates
+// take, share the pages read (here 3 pages of 25 for 60 subscriptions,
+// where each read them from the top: 6).
+func TestSession_readsEachPageOfTheListOnce(t *testing.T) {
+	ds := emulator.DefaultDataset(emulator.DefaultPlans, 300)
+	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
+	c := acctest.ServiceClient(t, srv)
+	const n = 60
+	var ids []string
+	for range n {
+		ids = append(ids, acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"}).ID)
+	}
+	dir := t.TempDir()
+	killedRunLeft(t, dir, srv.URL, ids)
+	path, home := journal.Locate(dir)
+	killed, err := journal.Open(path, home, srv.URL, journal.Options{Now: time.Now, Token: srv.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := killed.NewCreate(RequestOf(client.CreateSubscriptionRequest{PlanID: "plan_002"}), time.Minute).Sending(); err != nil {
+		t.Fatal(err)
+	}
+	_ = killed.Close()
+	before := srv.RequestCounts()["GET /v1/subscriptions"]
+	r := New(Config{Dir: dir})
+	if diags := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, ServiceOf(c)); diags.HasError() {
+		t.Fatal(diags)
+	}
+	for range n {
+		if sub, err := r.Take(t.Context(), client.CreateSubscriptionRequest{PlanID: "plan_001"}); sub == nil || err != nil {
+			t.Fatalf("take: %v, %v", sub, err)
+		}
+	}
+	if pages := srv.RequestCounts()["GET /v1/subscriptions"] - before; pages != 3 {
+		t.Errorf("the look and the takes read %d pages of the list; want its 3, each once", pages)
 	}
 }

@@ -3,7 +3,6 @@ package recovery
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -94,13 +93,13 @@ func (r *Session) usableFor(request string) int {
 
 // Take returns a leftover for a create of body, checked at the service
 // (unused, of the same plan), and records that the create took it; nil
-// when there is none to take. c reads the service: one scan of the list's
-// pages for every leftover, then a GET for any the pages did not show. A
-// check that gets no answer (the service unreachable, the run
-// interrupted) is an error: the create then sends nothing, rather than buy
-// a subscription that may be waiting for it, and the leftover stays for
-// the next run.
-func (r *Session) Take(ctx context.Context, c Service, body client.CreateSubscriptionRequest) (*client.Subscription, error) {
+// when there is none to take. The service is read once: the list's pages
+// for every leftover (check), then a GET for any the pages did not show.
+// A check that gets no answer (the service unreachable, the run
+// interrupted) is an error: the create then sends nothing, rather than
+// buy a subscription that may be waiting for it, and the leftover stays
+// for the next run.
+func (r *Session) Take(ctx context.Context, body client.CreateSubscriptionRequest) (*client.Subscription, error) {
 	if r == nil || r.off || r.quiet.Load() {
 		return nil, nil
 	}
@@ -110,7 +109,7 @@ func (r *Session) Take(ctx context.Context, c Service, body client.CreateSubscri
 	if j == nil {
 		return nil, nil
 	}
-	if err := r.scan(ctx, c, j); err != nil {
+	if err := r.check(ctx, j); err != nil {
 		return nil, err
 	}
 	request := RequestOf(body)
@@ -120,11 +119,13 @@ func (r *Session) Take(ctx context.Context, c Service, body client.CreateSubscri
 			if !journal.Decide(l, r.run(l, 1, false, journal.Unchecked), r.tuning).Take {
 				continue
 			}
-			got, status, err := r.atService(ctx, c, l.ID, body)
+			got, err := r.atService(ctx, l.ID)
 			if err != nil {
 				return "", err
 			}
-			if status == journal.Gone {
+			status := statusOf(got, request)
+			if got == nil {
+				status = journal.Gone
 				_, _ = j.Dismiss([]string{l.ID}, journal.WhyGone)
 			}
 			if journal.Decide(l, r.run(l, 1, false, status), r.tuning).Take {
@@ -145,148 +146,102 @@ func (r *Session) Take(ctx context.Context, c Service, body client.CreateSubscri
 	return sub, nil
 }
 
-// scan reads the service's list, newest first, once per process, for the
-// leftovers the journal names: they were made lately, so the list reaches
-// them in a few pages (25 each), where a GET each costs a request each. It
-// stops at the first subscription made before all of them, or once it
-// has read as many pages as it has leftovers still to find; those are read
-// by GET when a create needs them.
-func (r *Session) scan(ctx context.Context, c Service, j *journal.Journal) error {
-	r.scanMu.Lock()
-	defer r.scanMu.Unlock()
-	if r.scanned {
+// check reads the service's list on, once per process, as far as the
+// leftovers a create may take or the run names: they were made lately,
+// so the list reaches them in a few pages (25 each), where a GET each
+// costs a request each. It stops at the first subscription made before
+// all of them, or once it has read as many pages as there are leftovers
+// to find; those are read by GET when a create needs them.
+func (r *Session) check(ctx context.Context, j *journal.Journal) error {
+	r.checkMu.Lock()
+	defer r.checkMu.Unlock()
+	if r.checked {
 		return nil
 	}
 	left, err := j.Leftovers()
 	if err != nil {
 		return err
 	}
-	r.mu.Lock()
-	offset := r.offset
-	r.mu.Unlock()
-	wanted := map[string]bool{}
-	var earliest time.Time
+	list := r.list
+	var wanted []string
+	var earliest time.Time // by this machine's clock
 	for _, l := range left {
 		// What this service's list can show, of what the run may take or
 		// name.
 		if d := journal.Decide(l, r.run(l, 1, false, journal.Unchecked), r.tuning); l.Service != r.service || !l.AtService() || !d.Take && !d.Named() {
 			continue
 		}
-		wanted[l.ID] = true
+		wanted = append(wanted, l.ID)
 		made := l.Given
 		if !l.Created.IsZero() {
+			_, offset := list.snapshot()
 			made = l.Created.Add(-offset)
 		}
 		if earliest.IsZero() || made.Before(earliest) {
 			earliest = made
 		}
 	}
-	read, pages := 0, 0
-	for s, err := range c.Subscriptions(ctx) {
-		if err != nil {
-			return err
+	err = list.readOn(ctx, func() bool {
+		missing := 0
+		for _, id := range wanted {
+			if _, ok := list.subs[id]; !ok {
+				missing++
+			}
 		}
-		if read%client.MaxPageSize == 0 {
-			pages++
-		}
-		read++
-		if wanted[s.ID] {
-			sub := s
-			r.mu.Lock()
-			r.fromService[s.ID] = &sub
-			r.mu.Unlock()
-			delete(wanted, s.ID)
-		}
-		offset, _ := c.ServiceClockOffset()
-		if len(wanted) == 0 || time.Unix(s.CreatedAt, 0).Before(earliest.Add(offset-r.tuning.ClockSlack)) ||
-			(read%client.MaxPageSize == 0 && pages >= len(wanted)) {
-			break
-		}
+		return missing == 0 || list.before(earliest.Add(list.offset-r.tuning.ClockSlack)) || list.read >= missing
+	})
+	if err != nil {
+		return err
 	}
-	r.scanned = true
-	tflog.Debug(ctx, "Read the service's list for the leftovers the journal names", map[string]any{"pages": pages, "not_listed": len(wanted)})
+	r.checked = true
+	tflog.Debug(ctx, "Read the service's list for the leftovers the journal names", map[string]any{"pages": list.read})
 	return nil
 }
 
-// atService is leftover id as the service shows it, for a create of body:
-// from the scan, or by its own GET.
-func (r *Session) atService(ctx context.Context, c Service, id string, body client.CreateSubscriptionRequest) (*client.Subscription, journal.Status, error) {
+// atService is subscription id as the service shows it: from the list,
+// or by its own GET; nil when the service has no such subscription.
+func (r *Session) atService(ctx context.Context, id string) (*client.Subscription, error) {
+	if sub, ok := r.list.sub(id); ok {
+		return &sub, nil
+	}
 	r.mu.Lock()
-	sub, gone := r.fromService[id], r.goneIDs[id]
+	sub, asked := r.fetched[id]
 	r.mu.Unlock()
-	if gone {
-		return nil, journal.Gone, nil
+	if asked {
+		return sub, nil
 	}
-	if sub == nil {
-		got, err := c.GetSubscription(ctx, id)
-		switch {
-		case client.IsNotFound(err):
-			r.mu.Lock()
-			r.goneIDs[id] = true
-			r.mu.Unlock()
-			return nil, journal.Gone, nil
-		case err != nil:
-			return nil, journal.Unchecked, err
-		}
-		sub = got
-		r.mu.Lock()
-		r.fromService[id] = got
-		r.mu.Unlock()
-	}
+	sub, err := r.svc.Subscription(ctx, id)
 	switch {
-	case sub.State != client.StateReady || sub.ActivatedAt != nil:
-		return sub, journal.Used, nil
-	case !fitFor(sub, body):
-		return sub, journal.OtherPlan, nil
+	case client.IsNotFound(err):
+		sub = nil
+	case err != nil:
+		return nil, err
 	}
-	return sub, journal.Fit, nil
+	r.mu.Lock()
+	r.fetched[id] = sub
+	r.mu.Unlock()
+	return sub, nil
 }
 
 // statusFor is what the service showed of leftover l this run, if it was
 // asked.
 func (r *Session) statusFor(l journal.Leftover) journal.Status {
+	if l.Service != r.service {
+		return journal.Unchecked // this service's answers say nothing of another's
+	}
+	if sub, ok := r.list.sub(l.ID); ok {
+		return statusOf(&sub, l.Request, l.Also)
+	}
 	r.mu.Lock()
-	sub, gone, service := r.fromService[l.ID], r.goneIDs[l.ID], r.service
+	sub, asked := r.fetched[l.ID]
 	r.mu.Unlock()
 	switch {
-	case l.Service != service:
-		return journal.Unchecked // this service's answers say nothing of another's
-	case gone:
-		return journal.Gone
-	case sub == nil:
+	case !asked:
 		return journal.Unchecked
-	case sub.State != client.StateReady || sub.ActivatedAt != nil:
-		return journal.Used
+	case sub == nil:
+		return journal.Gone
 	}
-	for _, request := range []string{l.Request, l.Also} {
-		if slices.Contains(listedOf(*sub).Requests, request) {
-			return journal.Fit
-		}
-	}
-	return journal.OtherPlan
-}
-
-// fitFor reports whether sub can stand for a new subscription of body: it
-// was never used, and is of the same plan.
-func fitFor(sub *client.Subscription, body client.CreateSubscriptionRequest) bool {
-	if sub.State != client.StateReady || sub.ActivatedAt != nil {
-		return false
-	}
-	if body.Plan == nil {
-		return sub.PlanID == body.PlanID
-	}
-	inline, ok := inlinePlanOf(sub.Plan)
-	return ok && inline == *body.Plan
-}
-
-// inlinePlanOf is the inline plan a subscription's plan is the same
-// product as: one with the three configurable numbers, one period and no
-// label, as the service makes from an inline plan.
-func inlinePlanOf(p client.PlanForAttachment) (client.InlinePlan, bool) {
-	if p.CoverageProfileID == nil || p.DataMegaBytes == nil || p.PeriodDays == nil || (p.PeriodIterations != nil && *p.PeriodIterations != 1) || p.Label != nil {
-		return client.InlinePlan{}, false
-	}
-	return client.InlinePlan{CoverageID: *p.CoverageProfileID, DataMBs: *p.DataMegaBytes, PeriodDays: *p.PeriodDays}, true
+	return statusOf(sub, l.Request, l.Also)
 }
 
 // RequestOf names what a create asks for, as the journal records it and
