@@ -162,9 +162,10 @@ func (d Decision) Named() bool {
 	return !d.Take && d.Reason != GoneAtService && d.Reason != SeenInState && d.Reason != PresumedHeld && d.Reason != RemovedFromState && d.Reason != ServedBeside
 }
 
-// Tuning holds the constants the recovery's rules name. Each decides a
-// row of decide_test.go or look_test.go, and TestRecoveryTuningIsPinned
-// proves that doubling or halving any of them fails one.
+// Tuning holds every timing constant of the recovery: the rules' (decide.go,
+// look.go), the journal's and the session's. TestRecoveryTuningIsPinned
+// proves that doubling or halving each fails a row of the tests, or names
+// it with the reason no test can pin it.
 type Tuning struct {
 	// StaleAfter is the age of a run past which what it left is never
 	// taken, only named: by then it was likely dealt with by hand, and a
@@ -177,13 +178,30 @@ type Tuning struct {
 	// AnswerWithin is how long after it was sent a create may still have
 	// made its subscription when its record names no time limit.
 	AnswerWithin time.Duration
+	// SyncWithin bounds how long a record written stays off the disk
+	// (writer.go): a sync per record cost 14% of a clean apply's CPU, one
+	// for every SyncWithin of records nothing measurable.
+	SyncWithin time.Duration
+	// FinishingWithin is how recently an orphan (a provider whose
+	// Terraform was killed, seeing the creates it had sent through) must
+	// have written for Orphans to count it: each create's answer is
+	// bounded by its request's time limit.
+	FinishingWithin time.Duration
+	// OrphanWait bounds how long a session waits for orphans to record
+	// the answers of the creates they had sent; OrphanPoll is how often
+	// it looks again.
+	OrphanWait, OrphanPoll time.Duration
 }
 
 // DefaultTuning is the recovery's tuning.
 var DefaultTuning = Tuning{
-	StaleAfter:   7 * 24 * time.Hour,
-	ClockSlack:   2 * time.Second,
-	AnswerWithin: 30 * time.Second,
+	StaleAfter:      7 * 24 * time.Hour,
+	ClockSlack:      2 * time.Second,
+	AnswerWithin:    30 * time.Second,
+	SyncWithin:      200 * time.Millisecond,
+	FinishingWithin: 10 * time.Minute,
+	OrphanWait:      2 * time.Minute,
+	OrphanPoll:      200 * time.Millisecond,
 }
 
 // rule is one rule of the decision: when it holds of a leftover and a

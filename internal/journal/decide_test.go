@@ -121,14 +121,24 @@ func TestNamed(t *testing.T) {
 	}
 }
 
+// unpinned are the constants of Tuning no row can pin, each with why.
+var unpinned = map[string]string{
+	"OrphanWait": "it bounds a wait for another provider process, alive with its Terraform gone, which only a real kill makes (TestCLI_killedApplyIsRecoveredByTheNextApply, at once)",
+	"OrphanPoll": "how often a waiting session looks again changes when it stops waiting by at most this much, which no outcome a test can observe depends on",
+}
+
 // Each constant of DefaultTuning decides a row: doubled or halved, one
-// fails.
+// fails; or it is among unpinned, with the reason.
 func TestRecoveryTuningIsPinned(t *testing.T) {
 	t.Parallel()
-	rows := append(decideRows(), lookRows()...)
+	rows := append(append(append(decideRows(), lookRows()...), writerRows()...), orphanRows()...)
 	fields := reflect.TypeOf(DefaultTuning)
 	for i := range fields.NumField() {
 		name := fields.Field(i).Name
+		if why, ok := unpinned[name]; ok {
+			t.Logf("%s is not pinned: %s", name, why)
+			continue
+		}
 		for _, factor := range []float64{2, 0.5} {
 			tune := DefaultTuning
 			v := reflect.ValueOf(&tune).Elem().Field(i)

@@ -64,6 +64,7 @@ type Journal struct {
 	account string // the token's fingerprint, salted with the journal's salt
 	lostRun time.Time
 	now     func() time.Time
+	tuning  Tuning
 	process string
 	pid     int
 	ppid    int
@@ -99,6 +100,9 @@ type Options struct {
 	// salted fingerprint: the account a process's creates were made for.
 	Token string
 
+	// Tuning is the recovery's timing; DefaultTuning when zero.
+	Tuning Tuning
+
 	// pid and ppid stand for the process's and its parent's, when set:
 	// the tests' other processes.
 	pid, ppid int
@@ -119,7 +123,10 @@ func Open(path string, home Home, service string, o Options) (*Journal, error) {
 		return nil, err
 	}
 	defer unlock()
-	j := &Journal{path: path, home: home, service: service, lostRun: o.LostRun.Truncate(time.Second), now: o.Now, process: newProcessID(),
+	if o.Tuning == (Tuning{}) {
+		o.Tuning = DefaultTuning
+	}
+	j := &Journal{path: path, home: home, service: service, lostRun: o.LostRun.Truncate(time.Second), now: o.Now, tuning: o.Tuning, process: newProcessID(),
 		pid: cmp.Or(o.pid, os.Getpid()), ppid: cmp.Or(o.ppid, os.Getppid()), matched: map[*sizeEntry]bool{}, leftAt: -1}
 	if err := j.openFile(); err != nil {
 		return nil, err
@@ -181,7 +188,7 @@ func (j *Journal) openFile() error {
 	if err != nil {
 		return err
 	}
-	j.file, j.w.file = f, f
+	j.file, j.w.file, j.w.syncWithin = f, f, j.tuning.SyncWithin
 	if j.w.afterFunc == nil {
 		j.w.afterFunc = afterFunc
 	}
@@ -468,12 +475,6 @@ func (j *Journal) Known(id string) bool {
 	return j.view.of(j.service, id) != nil
 }
 
-// finishingWithin is how recently an orphan must have written for
-// Orphans to count it: a provider whose Terraform was killed writes the
-// answers of the creates it had sent, each bounded by its request's time
-// limit, and then exits.
-const finishingWithin = 10 * time.Minute
-
 // Orphans counts the processes whose Terraform is gone that still run and
 // wrote lately: a provider seeing its creates in flight through. What it
 // records after this process's plan began could not be vouched for.
@@ -482,7 +483,7 @@ func (j *Journal) Orphans() int {
 	defer j.mu.Unlock()
 	n := 0
 	for _, p := range j.view.processes {
-		if !p.ended && p.pid != 0 && p.pid != j.pid && j.now().Sub(p.lastAt) < finishingWithin && alive(p.pid) &&
+		if !p.ended && p.pid != 0 && p.pid != j.pid && j.now().Sub(p.lastAt) < j.tuning.FinishingWithin && alive(p.pid) &&
 			(p.stamp == "" || p.stamp == stamp(p.pid)) && orphaned(p.pid, p.ppid) {
 			n++
 		}

@@ -531,14 +531,14 @@ func TestALineCutShortIsLeftOut(t *testing.T) {
 // not before Made returns.
 func openOnceWritten(t *testing.T, path string, c *clock, id string) *Journal {
 	t.Helper()
-	deadline := time.Now().Add(10 * syncWithin)
+	deadline := time.Now().Add(10 * DefaultTuning.SyncWithin)
 	for {
 		j := open(t, path, c)
 		if j.Known(id) || time.Now().After(deadline) {
 			return j
 		}
 		_ = j.Close()
-		time.Sleep(syncWithin / 10)
+		time.Sleep(DefaultTuning.SyncWithin / 10)
 	}
 }
 
@@ -557,8 +557,8 @@ func TestACreatesAnswerIsWrittenWithinSyncWithin(t *testing.T) {
 	if !reader.Known("sub_answer") {
 		t.Fatalf("the answer was not in the file %v after Made", time.Since(start))
 	}
-	if took := time.Since(start); took > 3*syncWithin {
-		t.Errorf("the answer took %v to reach the file, want within about %v", took, syncWithin)
+	if took := time.Since(start); took > 3*DefaultTuning.SyncWithin {
+		t.Errorf("the answer took %v to reach the file, want within about %v", took, DefaultTuning.SyncWithin)
 	}
 
 	// With the next record, at once.

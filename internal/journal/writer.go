@@ -21,6 +21,9 @@ type writer struct {
 	// afterFunc is the clock's: it runs f after d, in a goroutine of its
 	// own, and returns what stops it.
 	afterFunc func(d time.Duration, f func()) (stop func() bool)
+	// syncWithin bounds how long a record written stays off the disk
+	// (Tuning.SyncWithin).
+	syncWithin time.Duration
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -32,9 +35,6 @@ type writer struct {
 	flush   func() bool
 	err     error // the first failure; every later wait returns it
 }
-
-// syncWithin bounds how long a record written stays off the disk.
-const syncWithin = 200 * time.Millisecond
 
 // queue adds lines to the next write and returns the ticket to wait for.
 func (w *writer) queue(lines []byte) uint64 {
@@ -77,7 +77,7 @@ func (w *writer) wait(ticket uint64) error {
 		return w.err
 	}
 	if w.synced < w.written && w.flush == nil && w.afterFunc != nil {
-		w.flush = w.afterFunc(syncWithin, w.syncWritten)
+		w.flush = w.afterFunc(w.syncWithin, w.syncWritten)
 	}
 	return nil
 }
@@ -92,7 +92,7 @@ func (w *writer) queueLater(lines []byte) {
 	w.pending = append(w.pending, lines...)
 	w.queued++
 	if w.flush == nil && w.afterFunc != nil {
-		w.flush = w.afterFunc(syncWithin, w.syncWritten)
+		w.flush = w.afterFunc(w.syncWithin, w.syncWritten)
 	}
 }
 

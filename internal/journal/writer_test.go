@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -56,7 +57,7 @@ func TestWriterSyncsWithinItsBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock := &fakeTimers{}
-	w := &writer{file: f, afterFunc: clock.afterFunc}
+	w := &writer{file: f, afterFunc: clock.afterFunc, syncWithin: DefaultTuning.SyncWithin}
 	for _, line := range []string{"a\n", "b\n", "c\n"} {
 		if err := w.wait(w.queue([]byte(line))); err != nil {
 			t.Fatal(err)
@@ -65,8 +66,8 @@ func TestWriterSyncsWithinItsBound(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "a\nb\nc\n" {
 		t.Errorf("the file holds %q before any sync", b)
 	}
-	if w.synced != 0 || len(clock.after) != 1 || clock.after[0] != syncWithin {
-		t.Errorf("synced %d, timers %v: want none synced yet and one sync due in %v", w.synced, clock.after, syncWithin)
+	if w.synced != 0 || len(clock.after) != 1 || clock.after[0] != DefaultTuning.SyncWithin {
+		t.Errorf("synced %d, timers %v: want none synced yet and one sync due in %v", w.synced, clock.after, DefaultTuning.SyncWithin)
 	}
 	if clock.fire() != 1 || w.synced != 3 {
 		t.Errorf("after the timer: %d synced, want 3", w.synced)
@@ -77,5 +78,38 @@ func TestWriterSyncsWithinItsBound(t *testing.T) {
 	}
 	if clock.fire() != 0 {
 		t.Error("the sync due after d ran after close stopped it")
+	}
+}
+
+// The writer's rows: when it syncs what it wrote, under a tuning.
+func writerRows() []row {
+	syncDue := func(tune Tuning) (time.Duration, error) {
+		f, err := os.CreateTemp("", "journal")
+		if err != nil {
+			return 0, err
+		}
+		defer func() { _ = os.Remove(f.Name()); _ = f.Close() }()
+		clock := &fakeTimers{}
+		w := &writer{file: f, afterFunc: clock.afterFunc, syncWithin: tune.SyncWithin}
+		if err := w.wait(w.queue([]byte("a\n"))); err != nil {
+			return 0, err
+		}
+		return clock.after[0], nil
+	}
+	return []row{
+		{"a record written is on disk within a fifth of a second (what a machine that crashes may lose)", func(tune Tuning) string {
+			due, err := syncDue(tune)
+			if err != nil || due > 200*time.Millisecond {
+				return fmt.Sprintf("the sync is due %v after the write (%v)", due, err)
+			}
+			return ""
+		}},
+		{"the writer syncs at most five times a second (a sync per create cost 14% of an apply's CPU)", func(tune Tuning) string {
+			due, err := syncDue(tune)
+			if err != nil || due < 200*time.Millisecond {
+				return fmt.Sprintf("the sync is due %v after the write (%v)", due, err)
+			}
+			return ""
+		}},
 	}
 }

@@ -118,14 +118,6 @@ type LostRun struct {
 	Started, Ended time.Time
 }
 
-// orphanWait bounds how long a process waits for the provider of a killed
-// run to record the answers of the creates it had sent: each is bounded
-// by request_timeout, 30 seconds by default.
-const orphanWait = 2 * time.Minute
-
-// orphanPoll is how often it looks again.
-const orphanPoll = 200 * time.Millisecond
-
 // Open opens the journal for the service at service, once, with what the
 // service (read through svc) shows of lost (if set), of creates with no
 // answer on record and of the ids damaged lines show, and the ids the
@@ -259,8 +251,8 @@ func (r *Session) checkDamaged(ctx context.Context, j *journal.Journal) diag.Dia
 // for as long as its creates in flight take, and what it records after
 // this run's plan began could not be vouched for.
 func (r *Session) openAfterOrphans(ctx context.Context, token string) (*journal.Journal, error) {
-	deadline := r.now().Add(orphanWait)
-	opts := journal.Options{Now: r.now, LostRun: r.lostRun.Started, Token: token}
+	deadline := r.now().Add(r.tuning.OrphanWait)
+	opts := journal.Options{Now: r.now, LostRun: r.lostRun.Started, Token: token, Tuning: r.tuning}
 	for logged := false; ; {
 		j, err := journal.Open(r.path, r.home, r.service, opts)
 		if err != nil {
@@ -275,6 +267,6 @@ func (r *Session) openAfterOrphans(ctx context.Context, token string) (*journal.
 			tflog.Info(ctx, "Waiting for the provider of a killed run to record the creates it had sent", map[string]any{"journal": r.path, "processes": orphans})
 		}
 		_ = j.Close()
-		r.sleep(orphanPoll)
+		r.sleep(r.tuning.OrphanPoll)
 	}
 }
