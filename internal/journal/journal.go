@@ -103,9 +103,14 @@ type Options struct {
 	// Tuning is the recovery's timing; DefaultTuning when zero.
 	Tuning Tuning
 
-	// pid and ppid stand for the process's and its parent's, when set:
-	// the tests' other processes.
-	pid, ppid int
+	// Parent is the pid of the process that started this one (Terraform),
+	// os.Getppid() when zero: the processes of one run share it (Beside,
+	// AfterSibling), and each run of a test's history has its own.
+	Parent int
+
+	// pid stands for the process's, when set: the tests' other
+	// processes.
+	pid int
 }
 
 // Open opens the journal at path for a process of home that speaks to the
@@ -127,7 +132,7 @@ func Open(path string, home Home, service string, o Options) (*Journal, error) {
 		o.Tuning = DefaultTuning
 	}
 	j := &Journal{path: path, home: home, service: service, lostRun: o.LostRun.Truncate(time.Second), now: o.Now, tuning: o.Tuning, process: newProcessID(),
-		pid: cmp.Or(o.pid, os.Getpid()), ppid: cmp.Or(o.ppid, os.Getppid()), matched: map[*sizeEntry]bool{}, leftAt: -1}
+		pid: cmp.Or(o.pid, os.Getpid()), ppid: cmp.Or(o.Parent, os.Getppid()), matched: map[*sizeEntry]bool{}, leftAt: -1}
 	if err := j.openFile(); err != nil {
 		return nil, err
 	}

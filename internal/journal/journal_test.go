@@ -221,7 +221,7 @@ func TestWhatAnEndedProcessGaveIsPresumedHeldUntilAPlanVouches(t *testing.T) {
 	path := newPath(t)
 	c := &clock{now: t0}
 	first := open(t, path, c)
-	second := must(Open(path, here, svc, Options{Now: c.Now, ppid: first.ppid + 1})) // another run's, at once
+	second := must(Open(path, here, svc, Options{Now: c.Now, Parent: first.ppid + 1})) // another run's, at once
 	made(t, first, byID, "sub_1")
 	made(t, second, byID, "sub_2")
 	_ = first.End(false, true, []string{"sub_1"}, nil)
@@ -351,7 +351,7 @@ func TestOwnCreatesInFlightAreNotOpen(t *testing.T) {
 	}
 	// Another process, which runs (the test's parent), of a Terraform
 	// that runs (init).
-	live := must(Open(path, here, svc, Options{Now: (&clock{now: t0}).Now, pid: os.Getppid(), ppid: 1}))
+	live := must(Open(path, here, svc, Options{Now: (&clock{now: t0}).Now, pid: os.Getppid(), Parent: 1}))
 	_ = live.NewCreate(byID, time.Minute).Sending()
 	defer live.Close()
 	reader := open(t, path, &clock{now: t0})
@@ -993,11 +993,11 @@ func TestBesideAreThisRunsOtherConfigurations(t *testing.T) {
 	path := newPath(t)
 	c := &clock{now: t0}
 	staging := "https://staging.example.com"
-	earlier := must(Open(path, here, "https://gone.example.com", Options{Now: c.Now, pid: 90, ppid: 9}))
+	earlier := must(Open(path, here, "https://gone.example.com", Options{Now: c.Now, pid: 90, Parent: 9}))
 	_ = earlier.End(true, false, nil, nil)
-	prod := must(Open(path, here, svc, Options{Now: c.Now, Token: "p", pid: 101, ppid: 10}))
+	prod := must(Open(path, here, svc, Options{Now: c.Now, Token: "p", pid: 101, Parent: 10}))
 	defer prod.Close()
-	stage := must(Open(path, here, staging, Options{Now: c.Now, Token: "s", pid: 102, ppid: 10}))
+	stage := must(Open(path, here, staging, Options{Now: c.Now, Token: "s", pid: 102, Parent: 10}))
 	defer stage.Close()
 	got := prod.Beside()
 	if len(got) != 1 || got[0] != (Served{staging, stage.Account()}) {

@@ -28,7 +28,7 @@ func orphanRows() []row {
 		path := dir + "/default.journal"
 		c := &clock{now: t0}
 		// The orphan: this process, as the journal sees it, its parent gone.
-		orphan, err := Open(path, here, svc, Options{Now: c.Now, Tuning: tune, ppid: gone.Process.Pid})
+		orphan, err := Open(path, here, svc, Options{Now: c.Now, Tuning: tune, Parent: gone.Process.Pid})
 		if err != nil {
 			return 0, err
 		}
@@ -36,7 +36,7 @@ func orphanRows() []row {
 			return 0, err
 		}
 		c.add(since)
-		looker, err := Open(path, here, svc, Options{Now: c.Now, Tuning: tune, pid: 1 << 30, ppid: 1<<30 + 1})
+		looker, err := Open(path, here, svc, Options{Now: c.Now, Tuning: tune, pid: 1 << 30, Parent: 1<<30 + 1})
 		if err != nil {
 			return 0, err
 		}
