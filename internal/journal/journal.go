@@ -633,6 +633,13 @@ func (c *Create) Unmade() error {
 	return c.j.appendLocked(record{Kind: kindUnmade, Create: c.n})
 }
 
+// Flush writes what is queued now: for a process about to exit (its
+// Terraform gone), whose create answers would otherwise wait for the
+// writer's clock, and be lost with the process.
+func (j *Journal) Flush() error {
+	return j.w.wait(j.w.tickets())
+}
+
 // Take records that a create of this process asking for request took a
 // leftover instead of sending: the one pick chooses among those that may
 // serve request, as the journal holds them now. It all happens under the

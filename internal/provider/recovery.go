@@ -37,6 +37,14 @@ func newSession(dir string, hold func() (release func()), parentArgs func() ([]s
 			args, err := parentArgs()
 			return err == nil && process.AppliesAPlanFile(args)
 		},
+		Stopping: func() bool {
+			select {
+			case <-process.ParentGone():
+				return true
+			default:
+				return false
+			}
+		},
 	})
 }
 

@@ -87,6 +87,10 @@ type Config struct {
 	// of a saved plan (process.Limited, process.AppliesPlanFile).
 	Limited         func() string
 	AppliesPlanFile func() bool
+	// Stopping says whether the process is about to exit, its Terraform
+	// gone (process.ParentGone): a create's answer is then written at
+	// once rather than with the next record.
+	Stopping func() bool
 	// Now and Sleep are the clock; time.Now and time.Sleep when nil.
 	Now   func() time.Time
 	Sleep func(time.Duration)

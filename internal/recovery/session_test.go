@@ -318,3 +318,34 @@ func TestSession_readsEachPageOfTheListOnce(t *testing.T) {
 		t.Errorf("the look and the takes read %d pages of the list; want its 3, each once", pages)
 	}
 }
+
+// A process whose Terraform is gone exits as soon as its creates are
+// answered: each answer is in the journal's file when Create returns,
+// not a fifth of a second later with the writer's clock.
+func TestSession_aStoppingProcessWritesItsAnswersAtOnce(t *testing.T) {
+	for _, stopping := range []bool{false, true} {
+		dir := t.TempDir()
+		t.Setenv("TF_DATA_DIR", "")
+		t.Setenv("TF_WORKSPACE", "")
+		svc := &fakeService{}
+		r := New(Config{Dir: dir, Stopping: func() bool { return stopping }})
+		if diags := r.Open(t.Context(), rowsURL, rowsTok, LostRun{}, nil, svc); diags.HasError() {
+			t.Fatal(diags)
+		}
+		body := client.CreateSubscriptionRequest{PlanID: "plan_001"}
+		if _, _, err := r.Create(t.Context(), body, time.Minute, func(context.Context) (*client.Subscription, error) {
+			return &client.Subscription{ID: "sub_answered", PlanID: "plan_001", State: client.StateReady}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		path, _ := journal.Locate(dir)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if written := strings.Contains(string(b), `"sub_answered"`); written != stopping {
+			t.Errorf("stopping %v: the answer is in the file at once: %v", stopping, written)
+		}
+		r.End()
+	}
+}

@@ -274,7 +274,14 @@ func (r *Session) Create(ctx context.Context, body client.CreateSubscriptionRequ
 		return sub, nil, err
 	}
 	release := r.hold()
-	defer release()
+	defer func() {
+		// A process whose Terraform is gone exits once its holds are
+		// released: what it queued must be in the file first.
+		if r.cfg.Stopping != nil && r.cfg.Stopping() {
+			_ = j.Flush()
+		}
+		release()
+	}()
 	record := j.NewCreate(RequestOf(body), within)
 	sub, err := send(client.WithSendRecorder(ctx, record))
 	var diags diag.Diagnostics
