@@ -31,7 +31,7 @@ func TestReport(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{"test-go   ", "1m39s  p/a", "1.5s  p/b", "test-go, in all", "1m40.5s",
-		"The 2 slowest tests (marked: over 1m0s):", "! 1m35.5s  test-go            TestSlow p/a", "    3s  test-go            TestBroken p/a"} {
+		"The 2 slowest tests (marked: over 1m0s):", "!  1m35.5s  test-go            TestSlow p/a", "       3s  test-go            TestBroken p/a"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the report lacks %q:\n%s", want, got)
 		}
