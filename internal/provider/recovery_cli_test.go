@@ -213,8 +213,16 @@ func TestCLI_providerKilledWithItsCLIBuysNothingTwice(t *testing.T) {
 func providerKilledWithItsCLI(t *testing.T, dateAhead time.Duration) {
 	const count = 10
 	k := kill(t, killSetup{backend: "local", count: count, after: 2, group: true, latency: 1500 * time.Millisecond, dateAhead: dateAhead})
-	// The service acts on what it received: wait out the answers.
-	time.Sleep(2 * time.Second)
+	// The service acts on what it received: wait for the answer to every
+	// create that arrived (the client is gone; the service is not).
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if _, inFlight := k.front.creates("plan_001"); inFlight == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the service never answered the creates that arrived before the kill")
+		}
+	}
 	k.srv.SetFaults(emulator.Faults{})
 	otherIDs := stateSubscriptionIDs(t, k.other)
 	// What the killed run made, its creates in flight included, whose

@@ -41,7 +41,6 @@ type fakeService struct {
 	offset time.Duration
 	pages  int
 	gets   int
-	made   int
 }
 
 // add makes subscription id of planID at created, by the service's clock.
