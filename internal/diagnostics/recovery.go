@@ -105,6 +105,16 @@ func RecoveryTookMore(ls []Leftover) diag.Diagnostic {
 			lines(ls), interruptedRunsGuide))
 }
 
+// RecoveryNamedWasHeld: subscriptions the run's warning named as billed
+// and in no state (or to be taken), that this state was seen to hold
+// after it: Terraform read them after a pause longer than the provider
+// waits for the run's last call.
+func RecoveryNamedWasHeld(ids []string) diag.Diagnostic {
+	return diag.NewWarningDiagnostic(fmt.Sprintf("%s named above %s in this state", plural(len(ids), "subscription", "subscriptions"), map[bool]string{true: "is", false: "are"}[len(ids) == 1]),
+		fmt.Sprintf("A warning of this run named these as billed and in no state, or as taken by the apply: %s. Terraform read them from this state after that warning was given, so they are held, and none of them is taken or needs dealing with. %s",
+			strings.Join(ids, ", "), interruptedRunsGuide))
+}
+
 // RecoveryNamed: subscriptions the service bills that no state is known
 // to hold and this run does not take, each with why; named at every plan
 // and apply until they are taken, imported or dismissed. afterApply tells

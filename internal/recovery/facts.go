@@ -17,6 +17,11 @@ func (r *Session) Saw(id string) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !r.seen[id] && r.reportedIDs[id] {
+		// The report named it before Terraform sent its Read (a pause
+		// of the walk longer than the seam's grace): said again, true.
+		r.seenAfterReport = append(r.seenAfterReport, id)
+	}
 	r.seen[id] = true
 	delete(r.gone, id)
 }

@@ -22,7 +22,7 @@ func (r *Session) HasReport() bool {
 		return false
 	}
 	r.mu.Lock()
-	took, reported, j := len(r.took) > r.reportedTakes, r.reported, r.journal
+	took, reported, j := len(r.took) > r.reportedTakes || len(r.seenAfterReport) > r.corrected, r.reported, r.journal
 	r.mu.Unlock()
 	if took {
 		return true
@@ -59,13 +59,22 @@ func (r *Session) Report(ctx context.Context, applyWalk bool) diag.Diagnostics {
 	took := slices.Clone(r.took[r.reportedTakes:])
 	r.reportedTakes = len(r.took)
 	if r.reported {
-		// A report was given, and a create took more since: Terraform
-		// was slow to send it (a dependency, another provider's work).
+		// A report was given, and since then a create took more
+		// (Terraform was slow to send it: a dependency, another
+		// provider's work), or this state was seen to hold what it
+		// named (Terraform sent those Reads after a pause).
+		held := slices.Clone(r.seenAfterReport[r.corrected:])
+		r.corrected = len(r.seenAfterReport)
 		r.mu.Unlock()
-		if len(took) == 0 {
-			return nil
+		var diags diag.Diagnostics
+		if len(took) > 0 {
+			diags.Append(diagnostics.RecoveryTookMore(took))
 		}
-		return diag.Diagnostics{diagnostics.RecoveryTookMore(took)}
+		if len(held) > 0 {
+			slices.Sort(held)
+			diags.Append(diagnostics.RecoveryNamedWasHeld(held))
+		}
+		return diags
 	}
 	r.reported = true
 	j, path, planned := r.journal, r.path, maps.Clone(r.planned)
@@ -104,6 +113,11 @@ func (r *Session) Report(ctx context.Context, applyWalk bool) diag.Diagnostics {
 	byHeading := func(a, b diagnostics.Leftover) int { return strings.Compare(a.Source+a.Why, b.Source+b.Why) }
 	slices.SortStableFunc(taking, byHeading)
 	slices.SortStableFunc(named, byHeading)
+	r.mu.Lock()
+	for _, l := range append(slices.Clone(taking), named...) {
+		r.reportedIDs[l.ID] = true
+	}
+	r.mu.Unlock()
 	var diags diag.Diagnostics
 	if len(taking) > 0 {
 		diags.Append(diagnostics.RecoveryTaking(path, taking, lostRunText))

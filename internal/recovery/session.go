@@ -33,26 +33,32 @@ type Session struct {
 	// every later create that it stops says so in a line.
 	failedSaid atomic.Bool
 
-	mu            sync.Mutex // guards what follows
-	journal       *journal.Journal
-	failed        error // why the journal cannot be kept: creates stop
-	path          string
-	service       string
-	home          journal.Home
-	lostRun       LostRun
-	offset        time.Duration // the service's clock less this machine's, from the last look
-	seen          map[string]bool
-	gone          map[string]struct{}
-	planned       map[string]int   // creates this process planned, by request
-	allotted      map[string]int   // of those, the ones the preflight counts as taken
-	beside        []journal.Served // the other configurations of this run (lookBeside)
-	kept          map[string]bool  // processes this run's state holds a subscription of (lookBeside)
-	took          []diagnostics.Leftover
-	reportedTakes int // of took, those a report named
-	svc           Service
-	list          *listing                        // the service's list, as far as it was read
-	fetched       map[string]*client.Subscription // what GETs showed; nil: the service has no such subscription
-	reported      bool
+	mu       sync.Mutex // guards what follows
+	journal  *journal.Journal
+	failed   error // why the journal cannot be kept: creates stop
+	path     string
+	service  string
+	home     journal.Home
+	lostRun  LostRun
+	offset   time.Duration // the service's clock less this machine's, from the last look
+	seen     map[string]bool
+	gone     map[string]struct{}
+	planned  map[string]int   // creates this process planned, by request
+	allotted map[string]int   // of those, the ones the preflight counts as taken
+	beside   []journal.Served // the other configurations of this run (lookBeside)
+	kept     map[string]bool  // processes this run's state holds a subscription of (lookBeside)
+	took     []diagnostics.Leftover
+	// reportedIDs are what the report named or said the apply takes;
+	// seenAfterReport, those of them this state was seen to hold after
+	// it, not yet said; corrected, how many of those were.
+	reportedIDs     map[string]bool
+	seenAfterReport []string
+	corrected       int
+	reportedTakes   int // of took, those a report named
+	svc             Service
+	list            *listing                        // the service's list, as far as it was read
+	fetched         map[string]*client.Subscription // what GETs showed; nil: the service has no such subscription
+	reported        bool
 
 	checkMu sync.Mutex // one check of the leftovers a process
 	checked bool
@@ -111,7 +117,7 @@ func New(cfg Config) *Session {
 	r := &Session{cfg: cfg, dir: cfg.Dir, hold: cfg.Hold, now: cfg.Now, sleep: cfg.Sleep, tuning: journal.DefaultTuning,
 		off:  strings.EqualFold(strings.TrimSpace(os.Getenv(EnvJournal)), "off"),
 		seen: map[string]bool{}, gone: map[string]struct{}{}, planned: map[string]int{}, allotted: map[string]int{},
-		fetched: map[string]*client.Subscription{}}
+		fetched: map[string]*client.Subscription{}, reportedIDs: map[string]bool{}}
 	r.quiet.Store(true)
 	return r
 }

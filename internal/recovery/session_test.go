@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -348,4 +349,43 @@ func TestSession_aStoppingProcessWritesItsAnswersAtOnce(t *testing.T) {
 		}
 		r.End()
 	}
+}
+
+// A plan whose report came before Terraform read every instance (a pause
+// in the walk longer than the seam's grace) named a subscription this
+// state holds: once the Read shows it, the next report says so, in one
+// warning, once.
+func TestSession_aReportBeforeTheLastReadIsCorrected(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TF_DATA_DIR", "")
+	t.Setenv("TF_WORKSPACE", "")
+	path, home := journal.Locate(dir)
+	h := &history{t: t, path: path, home: home, clock: &rowClock{now: rowsT0}, svc: &fakeService{}}
+	h.killedApply(rowsURL, []string{"sub_a", "sub_b"}, 0)
+	h.plan()
+	r := New(Config{Dir: dir, Now: h.clock.Now, Sleep: h.clock.Sleep})
+	if diags := r.Open(t.Context(), rowsURL, rowsTok, LostRun{}, nil, h.svc); diags.HasError() {
+		t.Fatal(diags)
+	}
+	r.Planning()
+	first := r.Report(t.Context(), false)
+	if len(first) != 1 || !slices.Equal(idsIn(first[0]), []string{"sub_a", "sub_b"}) {
+		t.Fatalf("the report: %v; want sub_a and sub_b named", first)
+	}
+	if r.HasReport() {
+		t.Error("nothing new, and more to say")
+	}
+	r.Saw("sub_a")
+	if !r.HasReport() {
+		t.Fatal("a named subscription seen in state after the report, and nothing to say")
+	}
+	second := r.Report(t.Context(), false)
+	if len(second) != 1 || second[0].Summary() != "1 subscription named above is in this state" || !strings.Contains(second[0].Detail(), "sub_a") || strings.Contains(second[0].Detail(), "sub_b") {
+		t.Errorf("the correction: %v", second)
+	}
+	r.Saw("sub_a")
+	if r.HasReport() || len(r.Report(t.Context(), false)) > 0 {
+		t.Error("the correction is said twice")
+	}
+	r.End()
 }
