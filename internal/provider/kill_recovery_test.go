@@ -180,9 +180,32 @@ resource "mobileplan_subscription" "other" {
 	if code := otherApply.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("the other configuration's apply exited %d:\n%s", code, otherApply.out.String())
 	}
+	repairCutState(t, tf)
 	stateBefore := stateSubscriptionIDs(t, tf)
 	return &killedRun{srv: srv, front: front, tf: tf, other: other, inState: len(stateBefore), stateBefore: stateBefore,
 		providers: providers, config: config, backend: backendConfig, started: started}
+}
+
+// repairCutState does what the interrupted-runs guide tells a user whose
+// local state file the kill cut short (Terraform writes it in place, and
+// then refuses to read it): put back terraform.tfstate.backup, the state
+// before that apply, or, with none, the empty state. The journal takes
+// what the apply made since.
+func repairCutState(t *testing.T, tf *acctest.CLI) {
+	t.Helper()
+	path := filepath.Join(tf.Dir, "terraform.tfstate")
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 || json.Valid(b) {
+		return
+	}
+	t.Logf("the kill cut the local state short (%d bytes): putting back its backup", len(b))
+	backup, err := os.ReadFile(path + ".backup")
+	if err != nil {
+		backup = nil
+	}
+	if err := os.WriteFile(path, backup, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // fleetConfig is count subscriptions of plan_001, the configuration the
