@@ -14,6 +14,22 @@ cli-checks() {
   bash scripts/install-check.sh >/dev/null
 }
 
+# timed PASS ARGS...: go test ARGS under gotestsum (pinned, through the module
+# proxy), with the usual output, keeping the pass's events (go test -json) in
+# bin/test-times/PASS.json for test-times.
+timed() {
+  local pass=$1
+  shift
+  mkdir -p bin/test-times
+  $GO run gotest.tools/gotestsum@v1.13.0 --format pkgname-and-test-fails --jsonfile "bin/test-times/$pass.json" -- "$@"
+}
+
+# Where make test's time went: each acceptance pass's packages, the slowest
+# tests (tools/testtimes). A report, never a failure.
+test-times() {
+  $GO run ./tools/testtimes -slowest 20 -over 60s bin/test-times/test-go.json bin/test-times/testacc-opentofu.json
+}
+
 # The concurrent packages under the race detector: -short leaves out the
 # simulations of many pipelines, which the plain run makes; the paged
 # refresh's tests, which serve it with a journal, are the provider's
@@ -85,9 +101,10 @@ release-snapshot() {
 }
 
 case "${1:-}" in
-cli-checks | race | opentofu-mirror | install | emulator | generate | tidy-check | mirror | release-snapshot) "$1" ;;
+cli-checks | race | opentofu-mirror | install | emulator | generate | tidy-check | mirror | release-snapshot | test-times) "$1" ;;
+timed) shift; timed "$@" ;;
 *)
-  echo "usage: scripts/steps.sh cli-checks|race|opentofu-mirror|install|emulator|generate|tidy-check|mirror|release-snapshot" >&2
+  echo "usage: scripts/steps.sh cli-checks|race|opentofu-mirror|install|emulator|generate|tidy-check|mirror|release-snapshot|test-times|timed PASS ARGS..." >&2
   exit 2
   ;;
 esac
