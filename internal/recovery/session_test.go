@@ -63,21 +63,28 @@ func killedRunLeft(t *testing.T, dir, service string, ids []string) {
 	journaltest.KilledRun(t, path, home, service, emulatortest.Token, RequestOf(client.CreateSubscriptionRequest{PlanID: "plan_001"}), ids)
 }
 
-// The recovery adapter as an apply's provider serves it with a journal,
-// ten creates at once (run with -race too): every leftover is taken once,
-// checked at the service by the list's pages, a request a page of 25,
-// never a GET each; then creates are sent as usual.
-func TestSession_takesEachLeftoverOnceByThePage(t *testing.T) {
+// leftAtTheService is an emulator holding n subscriptions of plan_001
+// that a killed run in the working directory dir made, with a client of
+// it and their ids.
+func leftAtTheService(t *testing.T, n int) (*emulatortest.Server, *client.Client, string, []string) {
 	ds := emulator.DefaultDataset(emulator.DefaultPlans, 300)
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
-	c := acctest.ServiceClient(t, srv)
-	const n = 60
 	var ids []string
 	for range n {
 		ids = append(ids, acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"}).ID)
 	}
 	dir := t.TempDir()
 	killedRunLeft(t, dir, srv.URL, ids)
+	return srv, acctest.ServiceClient(t, srv), dir, ids
+}
+
+// The recovery adapter as an apply's provider serves it with a journal,
+// ten creates at once (run with -race too): every leftover is taken once,
+// checked at the service by the list's pages, a request a page of 25,
+// never a GET each; then creates are sent as usual.
+func TestSession_takesEachLeftoverOnceByThePage(t *testing.T) {
+	const n = 60
+	srv, c, dir, ids := leftAtTheService(t, n)
 	r := New(Config{Dir: dir})
 	if diags := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, ServiceOf(c)); diags.HasError() {
 		t.Fatal(diags)
@@ -286,16 +293,8 @@ func TestSession_aDamagedLinesIDIsAskedOfTheService(t *testing.T) {
 // take, share the pages read (here 3 pages of 25 for 60 subscriptions,
 // where each read them from the top: 6).
 func TestSession_readsEachPageOfTheListOnce(t *testing.T) {
-	ds := emulator.DefaultDataset(emulator.DefaultPlans, 300)
-	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
-	c := acctest.ServiceClient(t, srv)
 	const n = 60
-	var ids []string
-	for range n {
-		ids = append(ids, acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"}).ID)
-	}
-	dir := t.TempDir()
-	killedRunLeft(t, dir, srv.URL, ids)
+	srv, c, dir, _ := leftAtTheService(t, n)
 	path, home := journal.Locate(dir)
 	killed, err := journal.Open(path, home, srv.URL, journal.Options{Now: time.Now, Token: srv.Token})
 	if err != nil {
