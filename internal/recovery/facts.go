@@ -108,7 +108,7 @@ func (r *Session) run(l journal.Leftover, creates int, plan bool, at journal.Sta
 	}
 	seen := l.Service == service && r.seen[l.ID]
 	r.mu.Unlock()
-	return journal.Run{Now: r.now(), Service: service, Account: account, Home: home, Limited: r.limited(), Creates: creates, Plan: plan, AtService: at,
+	return journal.Run{Now: r.cfg.Now(), Service: service, Account: account, Home: home, Limited: r.limited(), Creates: creates, Plan: plan, AtService: at,
 		Seen: seen, Beside: beside}
 }
 

@@ -44,14 +44,14 @@ func openCreatesOf(creates []journal.OpenCreate) []diagnostics.OpenCreate {
 func (r *Session) recordLostRun(ctx context.Context, j *journal.Journal, lost LostRun) diag.Diagnostics {
 	list := r.list
 	window := func() (from, to time.Time) {
-		return r.tuning.LostRunWindow(lost.Started, lost.Ended, r.now(), list.offset)
+		return r.tuning.LostRunWindow(lost.Started, lost.Ended, r.cfg.Now(), list.offset)
 	}
 	if err := list.readOn(ctx, func() bool { from, _ := window(); return list.read > 0 && list.before(from) }); err != nil {
 		return diag.Diagnostics{diagnostics.LostRunUnread(err)}
 	}
 	listed, offset := list.snapshot()
 	r.offset = offset
-	from, to := r.tuning.LostRunWindow(lost.Started, lost.Ended, r.now(), offset)
+	from, to := r.tuning.LostRunWindow(lost.Started, lost.Ended, r.cfg.Now(), offset)
 	found := journal.InWindow(listed, from, to, j.Known)
 	if len(journal.InWindow(listed, from, to, func(string) bool { return false })) == 0 {
 		var id string
@@ -62,7 +62,7 @@ func (r *Session) recordLostRun(ctx context.Context, j *journal.Journal, lost Lo
 				break
 			}
 		}
-		now := r.now()
+		now := r.cfg.Now()
 		tflog.Info(ctx, "The lost run's window holds no unused subscription", map[string]any{"from": from, "to": to})
 		return diag.Diagnostics{diagnostics.LostRunNothingInWindow(from, to, now.Add(offset), now, id, at)}
 	}

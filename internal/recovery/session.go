@@ -21,11 +21,7 @@ import (
 // Its methods are safe for concurrent use, and a nil session does
 // nothing (a provider served without a journal).
 type Session struct {
-	cfg     Config
-	dir     string
-	hold    func() (release func())
-	now     func() time.Time
-	sleep   func(time.Duration) // the clock's wait
+	cfg     Config // its Dir, Hold and clock (Now, Sleep) among it
 	tuning  journal.Tuning
 	off     bool // MOBILEPLAN_JOURNAL=off
 	offOnce sync.Once
@@ -90,7 +86,7 @@ type Config struct {
 	Hold func() (release func())
 	// Limited says why the run cannot see its whole state (-target,
 	// -exclude; "" when it can); AppliesPlanFile, whether it is the apply
-	// of a saved plan (process.Limited, process.AppliesPlanFile).
+	// of a saved plan (process.Limited, process.AppliesAPlanFile).
 	Limited         func() string
 	AppliesPlanFile func() bool
 	// Stopping says whether the process is about to exit, its Terraform
@@ -114,7 +110,7 @@ func New(cfg Config) *Session {
 	if cfg.Sleep == nil {
 		cfg.Sleep = time.Sleep
 	}
-	r := &Session{cfg: cfg, dir: cfg.Dir, hold: cfg.Hold, now: cfg.Now, sleep: cfg.Sleep, tuning: journal.DefaultTuning,
+	r := &Session{cfg: cfg, tuning: journal.DefaultTuning,
 		off:  strings.EqualFold(strings.TrimSpace(os.Getenv(EnvJournal)), "off"),
 		seen: map[string]bool{}, gone: map[string]struct{}{}, planned: map[string]int{}, allotted: map[string]int{},
 		fetched: map[string]*client.Subscription{}, reportedIDs: map[string]bool{}}
@@ -145,7 +141,7 @@ func (r *Session) Open(ctx context.Context, service, token string, lost LostRun,
 	if r.journal != nil || r.failed != nil {
 		return nil
 	}
-	r.path, r.home = journal.Locate(r.dir)
+	r.path, r.home = journal.Locate(r.cfg.Dir)
 	r.service, r.lostRun, r.svc, r.list = service, lost, svc, newListing(svc.List())
 	j, err := r.openAfterOrphans(ctx, token)
 	if err != nil {
@@ -214,8 +210,8 @@ func (r *Session) offOver(service, token string) diag.Diagnostics {
 	if !said {
 		return nil
 	}
-	path, home := journal.Locate(r.dir)
-	left, open, err := journal.Peek(path, home, service, token, r.now())
+	path, home := journal.Locate(r.cfg.Dir)
+	left, open, err := journal.Peek(path, home, service, token, r.cfg.Now())
 	if err != nil || len(left)+len(open) == 0 {
 		return nil
 	}
@@ -261,15 +257,15 @@ func (r *Session) checkDamaged(ctx context.Context, j *journal.Journal) diag.Dia
 // for as long as its creates in flight take, and what it records after
 // this run's plan began could not be vouched for.
 func (r *Session) openAfterOrphans(ctx context.Context, token string) (*journal.Journal, error) {
-	deadline := r.now().Add(r.tuning.OrphanWait)
-	opts := journal.Options{Now: r.now, LostRun: r.lostRun.Started, Token: token, Tuning: r.tuning}
+	deadline := r.cfg.Now().Add(r.tuning.OrphanWait)
+	opts := journal.Options{Now: r.cfg.Now, LostRun: r.lostRun.Started, Token: token, Tuning: r.tuning}
 	for logged := false; ; {
 		j, err := journal.Open(r.path, r.home, r.service, opts)
 		if err != nil {
 			return nil, err
 		}
 		orphans := j.Orphans()
-		if orphans == 0 || r.now().After(deadline) {
+		if orphans == 0 || r.cfg.Now().After(deadline) {
 			return j, nil
 		}
 		if !logged {
@@ -277,6 +273,6 @@ func (r *Session) openAfterOrphans(ctx context.Context, token string) (*journal.
 			tflog.Info(ctx, "Waiting for the provider of a killed run to record the creates it had sent", map[string]any{"journal": r.path, "processes": orphans})
 		}
 		_ = j.Close()
-		r.sleep(r.tuning.OrphanPoll)
+		r.cfg.Sleep(r.tuning.OrphanPoll)
 	}
 }

@@ -273,7 +273,7 @@ func (r *Session) Create(ctx context.Context, body client.CreateSubscriptionRequ
 		sub, err := send(ctx)
 		return sub, nil, err
 	}
-	release := r.hold()
+	release := r.cfg.Hold()
 	defer func() {
 		// A process whose Terraform is gone exits once its holds are
 		// released: what it queued must be in the file first.
