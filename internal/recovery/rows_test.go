@@ -162,7 +162,8 @@ type run struct {
 	creates   int      // of plan_001
 	seen      []string // what the state holds
 	dismissed []string
-	beside    string // the base_url of another configuration of the run
+	beside    string  // the base_url of another configuration of the run
+	lost      LostRun // a run lost with its working directory, to recover
 }
 
 // outcome is what a run did: the ids it took (an apply) or says the apply
@@ -203,7 +204,7 @@ func (h *history) do(dir string, r run) outcome {
 	}
 	s := New(Config{Dir: dir, Now: h.clock.Now, Sleep: h.clock.Sleep, AppliesPlanFile: func() bool { return r.apply }})
 	var out outcome
-	diags := s.Open(ctx, rowsURL, rowsTok, LostRun{}, r.dismissed, h.svc)
+	diags := s.Open(ctx, rowsURL, rowsTok, r.lost, r.dismissed, h.svc)
 	if diags.HasError() {
 		h.t.Fatalf("open: %v", diags)
 	}
@@ -336,6 +337,31 @@ func TestSessionRows(t *testing.T) {
 			},
 			run:  run{apply: true, creates: 1},
 			want: outcome{named: []string{"sub_a"}, bought: 1},
+		},
+		{
+			rule: "the lost run: a new checkout of its state names the run, and takes what its window holds that the state does not",
+			before: func(h *history) {
+				for _, id := range []string{"sub_held_1", "sub_held_2", "sub_lost_1", "sub_lost_2"} {
+					h.svc.add(id, "plan_001", rowsT0.Add(time.Minute), false)
+				}
+				h.svc.add("sub_before", "plan_001", rowsT0.Add(-time.Hour), false)
+				h.clock.Sleep(time.Hour)
+			},
+			run:  run{creates: 2, seen: []string{"sub_held_1", "sub_held_2"}, lost: LostRun{Started: rowsT0}},
+			want: outcome{taken: []string{"sub_lost_1", "sub_lost_2"}},
+		},
+		{
+			// The window's finds are in the list's order, newest first,
+			// and a create takes the first that serves it.
+			rule: "the lost run, the count lowered: what no create needs is named, never what the state holds",
+			before: func(h *history) {
+				for i, id := range []string{"sub_held_1", "sub_lost_1", "sub_lost_2"} {
+					h.svc.add(id, "plan_001", rowsT0.Add(time.Duration(i+1)*time.Minute), false)
+				}
+				h.clock.Sleep(time.Hour)
+			},
+			run:  run{creates: 1, seen: []string{"sub_held_1"}, lost: LostRun{Started: rowsT0}},
+			want: outcome{taken: []string{"sub_lost_2"}, named: []string{"sub_lost_1"}},
 		},
 		{
 			rule: "the restored journal: another checkout of the same state takes what the killed one left",
