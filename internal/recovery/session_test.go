@@ -188,14 +188,7 @@ func TestSession_aCreateALookFindsNothingForIsNamedUntilDismissed(t *testing.T) 
 	t.Setenv("TF_DATA_DIR", "")
 	t.Setenv("TF_WORKSPACE", "")
 	path, home := journal.Locate(dir)
-	killed, err := journal.Open(path, home, srv.URL, journal.Options{Now: time.Now, Token: srv.Token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := killed.NewCreate(RequestOf(client.CreateSubscriptionRequest{PlanID: "plan_001"}), time.Minute).Sending(); err != nil {
-		t.Fatal(err)
-	}
-	_ = killed.Close()
+	journaltest.KilledBeforeItsAnswer(t, path, home, srv.URL, srv.Token, RequestOf(client.CreateSubscriptionRequest{PlanID: "plan_001"}))
 	var name string
 	for run := range 3 {
 		var dismissed []string
@@ -296,14 +289,7 @@ func TestSession_readsEachPageOfTheListOnce(t *testing.T) {
 	const n = 60
 	srv, c, dir, _ := leftAtTheService(t, n)
 	path, home := journal.Locate(dir)
-	killed, err := journal.Open(path, home, srv.URL, journal.Options{Now: time.Now, Token: srv.Token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := killed.NewCreate(RequestOf(client.CreateSubscriptionRequest{PlanID: "plan_002"}), time.Minute).Sending(); err != nil {
-		t.Fatal(err)
-	}
-	_ = killed.Close()
+	journaltest.KilledBeforeItsAnswer(t, path, home, srv.URL, srv.Token, RequestOf(client.CreateSubscriptionRequest{PlanID: "plan_002"}))
 	before := srv.RequestCounts()["GET /v1/subscriptions"]
 	r := New(Config{Dir: dir})
 	if diags := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, ServiceOf(c)); diags.HasError() {

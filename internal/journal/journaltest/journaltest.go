@@ -37,3 +37,18 @@ func KilledRun(tb testing.TB, path string, home journal.Home, service, token, re
 		tb.Fatal(err)
 	}
 }
+
+// KilledBeforeItsAnswer writes, in the journal at path of home, an apply
+// of service (with token) killed with a create of request sent and no
+// answer on record: the next run looks at the service for what it made.
+func KilledBeforeItsAnswer(tb testing.TB, path string, home journal.Home, service, token, request string) {
+	tb.Helper()
+	killed, err := journal.Open(path, home, service, journal.Options{Now: time.Now, Token: token})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := killed.NewCreate(request, time.Minute).Sending(); err != nil {
+		tb.Fatal(err)
+	}
+	_ = killed.Close()
+}
