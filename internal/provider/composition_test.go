@@ -59,15 +59,6 @@ func testServer(opts ...Option) tfprotov6.ProviderServer {
 	return testComposition(opts...)()
 }
 
-// testProviderFactories are plugin-testing's factories for the
-// composition the tests run, with opts.
-func testProviderFactories(opts ...Option) map[string]func() (tfprotov6.ProviderServer, error) {
-	server := testComposition(opts...)
-	return map[string]func() (tfprotov6.ProviderServer, error){
-		"mobileplan": func() (tfprotov6.ProviderServer, error) { return server(), nil },
-	}
-}
-
 // exercised holds "resource TYPE", "data TYPE" and "list TYPE" for each
 // type the plain parity run has applied, read or listed.
 var exercised sync.Map
@@ -141,21 +132,10 @@ func TestParityRun_selectsATestPerType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := filepath.Glob("*_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var selected []string
-	fset := token.NewFileSet()
-	for _, f := range files {
-		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range file.Decls {
-			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") && run.MatchString(fn.Name.Name) {
-				selected = append(selected, fn.Name.Name)
-			}
+	for _, name := range testFunctions(t) {
+		if run.MatchString(name) {
+			selected = append(selected, name)
 		}
 	}
 	schemas, err := NewProtocol6("test")().GetProviderSchema(t.Context(), &tfprotov6.GetProviderSchemaRequest{})
@@ -167,4 +147,27 @@ func TestParityRun_selectsATestPerType(t *testing.T) {
 		t.Errorf("the parity run (-run %q) selects %d tests, %v, for %d types to apply, read or list: name the test of each type with the suffix _parity",
 			run, len(selected), selected, types)
 	}
+}
+
+// testFunctions are the names of this package's top-level Test functions.
+func testFunctions(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	fset := token.NewFileSet()
+	for _, f := range files {
+		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") {
+				names = append(names, fn.Name.Name)
+			}
+		}
+	}
+	return names
 }

@@ -36,7 +36,7 @@ func errorPattern(parts ...string) *regexp.Regexp {
 // testAcc runs steps as one acceptance test case of the in-process provider.
 func testAcc(t *testing.T, steps ...resource.TestStep) {
 	t.Helper()
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: providersFor(t), Steps: steps})
 }
 
 // testAccDataSource applies config (data sources, the provider block for srv
@@ -300,8 +300,8 @@ func newListServer(t *testing.T, srv *emulatortest.Server) *listServer {
 // providersAt are the provider factories of the in-process provider whose
 // clock is srv's: moving srv's clock forward moves the provider's renewal
 // window with it (withClock).
-func providersAt(srv *emulatortest.Server) map[string]func() (tfprotov6.ProviderServer, error) {
-	return testProviderFactories(withClock(func() time.Time { return time.Unix(srv.Now(), 0) }))
+func providersAt(t *testing.T, srv *emulatortest.Server) map[string]func() (tfprotov6.ProviderServer, error) {
+	return providersFor(t, withClock(func() time.Time { return time.Unix(srv.Now(), 0) }))
 }
 
 func at(name string, more ...string) tfjsonpath.Path {

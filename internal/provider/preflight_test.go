@@ -145,7 +145,7 @@ func TestAccPreflight_planNotSubscribable(t *testing.T) {
 			reqs := newRequests(t, srv)
 			// Two resources on the same bad plan: one read, two errors.
 			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviders,
+				ProtoV6ProviderFactories: providersFor(t),
 				Steps: []resource.TestStep{{
 					Config:      withProvider(srv, subscriptions(tc.planID, tc.planID, "plan_europe")),
 					PlanOnly:    true,
@@ -167,7 +167,7 @@ func TestAccPreflight_labelShortfall(t *testing.T) {
 	srv := startInventory(t, stock{"europe", 3}, stock{"americas", 10}, stock{"", 10})
 	reqs := newRequests(t, srv)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{{
 			Config:   withProvider(srv, subscriptions(append(repeat("plan_europe", 4), "plan_americas")...)),
 			PlanOnly: true,
@@ -192,7 +192,7 @@ func TestAccPreflight_unlabelledTakeWhatIsLeft(t *testing.T) {
 	fitsIDs := []string{"plan_europe", "plan_europe", "plan_americas", "plan_any", "inline", "plan_any", "inline"} // 3 labelled + 4 unlabelled = 7 free
 	fits := subscriptions(fitsIDs...)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{
 				PreConfig: reqs.mark,
@@ -236,7 +236,7 @@ func TestAccPreflight_noCreatesCostNothing(t *testing.T) {
 		reqs.expect("a plan without creates", map[string]int{})
 	})
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
@@ -268,7 +268,7 @@ func TestAccPreflight_replacementIsACreate(t *testing.T) {
 	reqs := newRequests(t, srv)
 	americas := "americas"
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{Config: withProvider(srv, `resource "mobileplan_subscription" "test" { plan_id = "plan_europe" }`)},
 			{
@@ -316,7 +316,7 @@ func TestAccPreflight_hundredConcurrentCreates(t *testing.T) {
 	reqs := newRequests(t, srv)
 	config := withProvider(srv, fleet(100, "plan_any", "plan_europe", "plan_americas", "plan_asia", "plan_global"))
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{
 				PreConfig:          reqs.mark,
@@ -413,7 +413,7 @@ func TestAccPreflight_settings(t *testing.T) {
 		preflightWarn: {routePlan: 3, routeEsims: 1},
 	} {
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testProviders,
+			ProtoV6ProviderFactories: providersFor(t),
 			Steps: []resource.TestStep{{
 				PreConfig:          reqs.mark,
 				Config:             withPreflight(srv, mode, short),
@@ -426,7 +426,7 @@ func TestAccPreflight_settings(t *testing.T) {
 		})
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{
 				Config:      withPreflight(srv, preflightError, short),
@@ -485,7 +485,7 @@ func TestAccPreflight_existingSubscriptionsNotChecked(t *testing.T) {
 	srv := &emulatortest.Server{Emulator: emu, URL: ts.URL, Token: emulatortest.Token}
 	reqs := newRequests(t, srv)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{Config: withProvider(srv, subscriptions("plan_europe"))},
 			{
@@ -538,7 +538,7 @@ provider "mobileplan" {
 		srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", PathPrefix: route, Action: "status", Status: 503}}})
 		reqs.mark()
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testProviders,
+			ProtoV6ProviderFactories: providersFor(t),
 			Steps: []resource.TestStep{{
 				Config:      config,
 				PlanOnly:    true,
@@ -560,7 +560,7 @@ func TestAccPreflight_readsTheInventoryOnlyAsFarAsNeeded(t *testing.T) {
 	}
 	reqs := newRequests(t, srv)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{{
 			PreConfig:          reqs.mark,
 			Config:             withProvider(srv, subscriptions("plan_europe")),
@@ -584,7 +584,7 @@ func TestAccPreflight_freeEsimsDeepInTheList(t *testing.T) {
 	pages := ceilDiv(491, client.MaxPageSize)
 	reqs := newRequests(t, srv)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{
 				PreConfig:          reqs.mark,

@@ -145,7 +145,7 @@ func TestAccDataSource_endlessListStops(t *testing.T) {
 	t.Parallel()
 	srv, pages := endlessPlans(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{{
 			Config: withProvider(srv, `data "mobileplan_plans" "all" {}`),
 			ExpectError: errorPattern("Error: Could not list plans", "with data.mobileplan_plans.all",
@@ -183,7 +183,7 @@ func TestAccSecurity_redirectToAnotherOriginRefused(t *testing.T) {
 		}
 	})
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{{
 			Config: withProvider(srv, `data "mobileplan_plans" "all" {}`),
 			ExpectError: errorPattern("Could not list plans", "list plans (GET /v1/plans): the service answered HTTP 307, a redirect to "+target,

@@ -23,13 +23,11 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
-var testProviders = testProviderFactories()
-
 func TestProvider_refusesPlainHTTPToRemoteHost(t *testing.T) {
 	t.Parallel()
 	for _, url := range []string{"http://api.example.com", "http://10.0.0.5:8089", "http://127.0.0.1.nip.io"} {
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testProviders,
+			ProtoV6ProviderFactories: providersFor(t),
 			Steps: []resource.TestStep{{
 				Config: fmt.Sprintf(`
 provider "mobileplan" {
@@ -59,7 +57,7 @@ func TestProvider_rejectsBadSettings(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviders,
+				ProtoV6ProviderFactories: providersFor(t),
 				Steps: []resource.TestStep{{
 					Config: fmt.Sprintf(`
 provider "mobileplan" {
@@ -89,7 +87,7 @@ func TestProvider_wrongBaseURLSaysSo(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviders,
+				ProtoV6ProviderFactories: providersFor(t),
 				Steps: []resource.TestStep{{
 					Config:      fmt.Sprintf("provider \"mobileplan\" {\n  base_url = %q\n  api_token = %q\n  %s\n}\n%s\n", srv.URL+"/apii", srv.Token, tc.settings, tc.body),
 					ExpectError: regexp.MustCompile(`(?s)The service at\s+` + regexp.QuoteMeta(srv.URL) + `/apii/v1/\S+\s+has\s+no\s+such\s+path.*check\s+base_url`),
@@ -113,7 +111,7 @@ data "mobileplan_plans" "all" {}
 		t.Setenv(EnvBaseURL, srv.URL)
 		t.Setenv(EnvAPIToken, "")
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testProviders,
+			ProtoV6ProviderFactories: providersFor(t),
 			Steps: []resource.TestStep{{
 				Config:      emptyBlock,
 				ExpectError: regexp.MustCompile(`(?s)Missing api_token.*MOBILEPLAN_API_TOKEN`),
@@ -124,7 +122,7 @@ data "mobileplan_plans" "all" {}
 		t.Setenv(EnvBaseURL, "")
 		t.Setenv(EnvAPIToken, srv.Token)
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testProviders,
+			ProtoV6ProviderFactories: providersFor(t),
 			Steps: []resource.TestStep{{
 				Config:      emptyBlock,
 				ExpectError: regexp.MustCompile(`(?s)Missing base_url.*MOBILEPLAN_BASE_URL`),
@@ -135,7 +133,7 @@ data "mobileplan_plans" "all" {}
 		t.Setenv(EnvBaseURL, srv.URL)
 		t.Setenv(EnvAPIToken, srv.Token)
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testProviders,
+			ProtoV6ProviderFactories: providersFor(t),
 			Steps: []resource.TestStep{{
 				Config: emptyBlock,
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -148,7 +146,7 @@ data "mobileplan_plans" "all" {}
 		t.Setenv(EnvBaseURL, srv.URL)
 		t.Setenv(EnvAPIToken, srv.Token)
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testProviders,
+			ProtoV6ProviderFactories: providersFor(t),
 			Steps: []resource.TestStep{{
 				Config: `
 provider "mobileplan" {
@@ -167,7 +165,7 @@ data "mobileplan_plans" "all" {}
 		t.Setenv(EnvBaseURL, "http://127.0.0.1:1")
 		t.Setenv(EnvAPIToken, "wrong-token")
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testProviders,
+			ProtoV6ProviderFactories: providersFor(t),
 			Steps: []resource.TestStep{{
 				Config: withProvider(srv, `data "mobileplan_plans" "all" {}`),
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -184,7 +182,7 @@ data "mobileplan_plans" "all" {}
 			t.Setenv(EnvAPIToken, srv.Token)
 			t.Setenv(EnvMaxRequestsPerSecond, bad)
 			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviders,
+				ProtoV6ProviderFactories: providersFor(t),
 				Steps: []resource.TestStep{{
 					Config:      emptyBlock,
 					ExpectError: regexp.MustCompile(`(?s)Invalid MOBILEPLAN_MAX_REQUESTS_PER_SECOND.*"` + regexp.QuoteMeta(bad) + `".*at least 0\.001`),
@@ -197,7 +195,7 @@ data "mobileplan_plans" "all" {}
 		limited := startRateLimited(t, 8, 20)
 		t.Setenv(EnvMaxRequestsPerSecond, "3")
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testProviders,
+			ProtoV6ProviderFactories: providersFor(t),
 			Steps:                    []resource.TestStep{{Config: subscriptionsConfig(limited, 10, "")}},
 		})
 		if st := limited.Stats(); st.RateLimited != 0 || st.Subscriptions != 10 {
@@ -208,7 +206,7 @@ data "mobileplan_plans" "all" {}
 		t.Setenv(EnvBaseURL, srv.URL)
 		t.Setenv(EnvAPIToken, "wrong-token")
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testProviders,
+			ProtoV6ProviderFactories: providersFor(t),
 			Steps: []resource.TestStep{{
 				Config:      emptyBlock,
 				ExpectError: regexp.MustCompile(`(?s)HTTP 401 Unauthorized.*Code: unauthorized.*MOBILEPLAN_API_TOKEN`),
@@ -226,6 +224,13 @@ func TestMain(m *testing.M) {
 		code = 1
 	case len(missing) > 0:
 		fmt.Fprintf(os.Stderr, "parity run: the plain provider never served %s\n", strings.Join(missing, ", "))
+		code = 1
+	}
+	traces.Lock()
+	err = finishCLITraces(oneCLIMode, cliTracesFile, oneCLITests, traces.of, code != 0)
+	traces.Unlock()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "one-CLI list: %v\n", err)
 		code = 1
 	}
 	os.Exit(code)
@@ -276,7 +281,7 @@ func TestAccProvider_userAgent(t *testing.T) {
 	t.Cleanup(ts.Close)
 	srv := &emulatortest.Server{Emulator: emu, URL: ts.URL, Token: emulatortest.Token}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps:                    []resource.TestStep{{Config: withProvider(srv, `data "mobileplan_plans" "all" { max_items = 1 }`)}},
 	})
 	want := regexp.MustCompile(`^terraform-provider-mobileplan/test \(\+https://registry\.terraform\.io/providers/mobileplan/mobileplan\) Terraform/1\.\d+\.\d+`)
@@ -311,7 +316,7 @@ resource "mobileplan_subscription" "test" {
 `, baseURL, srv.Token)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{Config: config(srv.URL)},
 			{

@@ -87,7 +87,7 @@ func TestAccReliability_connectionDroppedAfterCreate(t *testing.T) {
 	srv := startEmulator(t)
 	srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "POST", PathPrefix: "/v1/subscriptions", Action: "drop", Times: 1}}})
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{{
 			Config: withProvider(srv, `
 resource "mobileplan_subscription" "test" {
@@ -137,7 +137,7 @@ resource "mobileplan_subscription" "test" {
 			// its page failing reads by GET, which fails too.
 			rule.Method, rule.PathPrefix = "GET", "/v1/subscriptions"
 			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviders,
+				ProtoV6ProviderFactories: providersFor(t),
 				Steps: []resource.TestStep{
 					{
 						Config:            config,
@@ -179,7 +179,7 @@ resource "mobileplan_subscription" "test" {
   plan_id = "plan_001"
 }`, srv.URL, srv.Token)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
@@ -228,7 +228,7 @@ resource "mobileplan_subscription" "b" {
   plan = { coverage_id = "cov-eu", data_mbs = 10, period_days = 1 }
 }`)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
@@ -259,7 +259,7 @@ func TestAccSecurity_untrustedCertificateRefused(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.StartTLS(t, emulator.Options{}, nil) // httptest's certificate, self-signed
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
 provider "mobileplan" {

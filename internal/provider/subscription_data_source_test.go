@@ -17,7 +17,7 @@ func TestAccSubscriptionDataSource_parity(t *testing.T) {
 	srv := startEmulator(t)
 	sub := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{{
 			Config: withProvider(srv, fmt.Sprintf(`data "mobileplan_subscription" "s" { id = %q }`, sub.ID)),
 			ConfigStateChecks: []statecheck.StateCheck{

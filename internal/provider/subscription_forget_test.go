@@ -109,7 +109,7 @@ func (c deleteCounter) ApplyResourceChange(ctx context.Context, req *tfprotov6.A
 	return c.ProviderServer.ApplyResourceChange(ctx, req)
 }
 
-// countingProvidersAt are providersAt(srv) that count into deletes.
+// countingProvidersAt are providersAt(t, srv) that count into deletes.
 func countingProvidersAt(t *testing.T, srv *emulatortest.Server, deletes *atomic.Int32) map[string]func() (tfprotov6.ProviderServer, error) {
 	t.Helper()
 	server := testComposition(withClock(func() time.Time { return time.Unix(srv.Now(), 0) }))

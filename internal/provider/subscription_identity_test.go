@@ -29,7 +29,7 @@ resource "mobileplan_subscription" "test" {
 `)
 	noop := resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(subAddr, plancheck.ResourceActionNoop)}}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{
 				// Create sets the identity, and it is the id.
@@ -74,7 +74,7 @@ func TestAccSubscription_identityImportOfUnknownID(t *testing.T) {
 	acctest.RequireCLI(t, acctest.Identity)
 	srv := startEmulator(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{{
 			Config: withProvider(srv, `
 import {

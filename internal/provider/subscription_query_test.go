@@ -31,7 +31,7 @@ func TestAccSubscription_query(t *testing.T) {
 		return map[string]knownvalue.Check{"id": knownvalue.StringExact(s.ID)}
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			// The query step keeps this step's configuration, provider
 			// block included.

@@ -134,7 +134,7 @@ func TestAccSubscription_renewal(t *testing.T) {
 		return out
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providersAt(srv),
+		ProtoV6ProviderFactories: providersAt(t, srv),
 		Steps: []resource.TestStep{
 			{
 				Config:            renewalConfig(srv, ""),
@@ -181,7 +181,7 @@ resource "mobileplan_subscription" "s" {
 	addr := "mobileplan_subscription.s"
 	var creates int
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providersAt(srv),
+		ProtoV6ProviderFactories: providersAt(t, srv),
 		Steps: []resource.TestStep{
 			{Config: config(""), ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, tfjsonpath.New("id"))}},
 			{
@@ -317,7 +317,7 @@ resource "mobileplan_subscription" "s" {
 `, prevent))
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providersAt(srv),
+		ProtoV6ProviderFactories: providersAt(t, srv),
 		Steps: []resource.TestStep{
 			{Config: config(true)},
 			{

@@ -74,7 +74,7 @@ resource "mobileplan_subscription" "test" {
 		statecheck.ExpectKnownValue(subAddr, at("purchased_allowance", "data_bytes"), knownvalue.Int64Exact(1024*1_000_000)),
 	)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{
 				Config:            config,
@@ -137,7 +137,7 @@ resource "mobileplan_subscription" "test" {
 		statecheck.ExpectKnownValue(subAddr, at("purchased_allowance", "data_bytes"), knownvalue.Int64Exact(2048*1_000_000)),
 	)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{
 				Config:            config,
@@ -199,7 +199,7 @@ func TestAccSubscription_preconditionFailures(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviders,
+				ProtoV6ProviderFactories: providersFor(t),
 				Steps: []resource.TestStep{{
 					// The preflight would stop these at plan time; off, they
 					// reach the service and its 412.
@@ -229,7 +229,7 @@ func TestAccSubscription_planTimeErrors(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviders,
+				ProtoV6ProviderFactories: providersFor(t),
 				Steps: []resource.TestStep{{
 					Config:      withProvider(srv, "resource \"mobileplan_subscription\" \"test\" {\n"+tc.body+"\n}"),
 					PlanOnly:    true,
@@ -248,7 +248,7 @@ func TestAccSubscription_goneAtServiceIsRecreated(t *testing.T) {
 	srv := startEmulator(t)
 	config := withProvider(srv, `resource "mobileplan_subscription" "test" { plan_id = "plan_002" }`)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
@@ -272,7 +272,7 @@ func TestAccSubscription_changeReplaces(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{Config: withProvider(srv, `resource "mobileplan_subscription" "test" { plan_id = "plan_001" }`)},
 			{
@@ -325,7 +325,7 @@ func TestAccSubscription_refreshFollowsService_parity(t *testing.T) {
 	config := withProvider(srv, `resource "mobileplan_subscription" "test" { plan_id = "plan_001" }`+usageDataSource)
 	var id string
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{
 				Config: config,

@@ -109,7 +109,7 @@ func TestAccSubscription_queryExpiresBefore(t *testing.T) {
 		return map[string]knownvalue.Check{"id": knownvalue.StringExact(s.ID)}
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{Config: withProvider(f.srv, "")},
 			{

@@ -21,7 +21,7 @@ func TestAccSubscription_createTimeoutBoundsTheWaitForTheQuota(t *testing.T) {
 	srv := startEmulator(t)
 	srv.SetFaults(emulator.Faults{RetryAfterSeconds: 600, Rules: []emulator.FaultRule{{Method: "POST", Action: "status", Status: 429}}})
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{{
 			Config: withProvider(srv, `
 resource "mobileplan_subscription" "test" {
@@ -55,7 +55,7 @@ resource "mobileplan_subscription" "test" {
 `)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
+		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{
 				Config: config("90s"),

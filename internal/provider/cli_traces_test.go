@@ -1,0 +1,416 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/protocol"
+)
+
+// A test on the one-CLI list runs its acceptance steps under Terraform
+// only in `make test`: the provider is shown to be driven alike by each
+// CLI there. Its trace, the calls the in-process provider served for the
+// test (each call's method and type, and the diagnostics it answered,
+// counted), is recorded under OpenTofu into cliTracesFile by `make
+// cli-traces`; `make test`'s Terraform pass traces the same tests again
+// and fails unless each trace equals the recorded one; its OpenTofu pass
+// skips them. The provider's answers depend on the calls it is given, so
+// equal traces mean the second CLI would exercise nothing the first did
+// not. A change of the provider or of a test that changes a trace fails
+// the check until the traces are recorded again; a test whose traces
+// differ leaves the list.
+//
+// MOBILEPLAN_ACC_ONE_CLI chooses: "record" writes the list's traces (the
+// OpenTofu run of `make cli-traces`), "check" compares (the Terraform
+// pass), "skip" skips the list's tests (the OpenTofu pass); unset, every
+// test runs and nothing is traced, as the hosted CI's matrix runs them.
+var oneCLIMode = os.Getenv("MOBILEPLAN_ACC_ONE_CLI")
+
+const cliTracesFile = "testdata/cli-traces.txt"
+
+// oneCLITests are the tests the one-CLI list holds.
+var oneCLITests = []string{
+	"TestAccDataSource_endlessListStops",
+	"TestAccDataSources_emptyInputsRefused",
+	"TestAccEsimDataSource_parity",
+	"TestAccEsimsDataSource_parity",
+	"TestAccListDataSource_filterValuesChecked",
+	"TestAccListDataSource_noMatchIsEmpty",
+	"TestAccListDataSource_pageFailure",
+	"TestAccLookupDataSource_notFound",
+	"TestAccPlanDataSource_parity",
+	"TestAccPlansDataSource_parity",
+	"TestAccPreflight_applyIsNotCheckedAgainstItsOwnCreates",
+	"TestAccPreflight_existingSubscriptionsNotChecked",
+	"TestAccPreflight_freeEsimsDeepInTheList",
+	"TestAccPreflight_hundredConcurrentCreates",
+	"TestAccPreflight_labelShortfall",
+	"TestAccPreflight_noCreatesCostNothing",
+	"TestAccPreflight_planNotSubscribable",
+	"TestAccPreflight_readFailure",
+	"TestAccPreflight_readsTheInventoryOnlyAsFarAsNeeded",
+	"TestAccPreflight_replacementIsACreate",
+	"TestAccPreflight_settings",
+	"TestAccPreflight_unlabelledTakeWhatIsLeft",
+	"TestAccProvider_maxRequestsPerSecondIsNeverRefused",
+	"TestAccProvider_userAgent",
+	"TestAccReliability_connectionDroppedAfterCreate",
+	"TestAccReliability_emulatorRestartKeepsState",
+	"TestAccReliability_notFoundOnRefreshPlansCreate",
+	"TestAccReliability_refreshFailuresKeepState",
+	"TestAccSecurity_redirectToAnotherOriginRefused",
+	"TestAccSecurity_untrustedCertificateRefused",
+	"TestAccSubscriptionDataSource_parity",
+	"TestAccSubscription_changeReplaces",
+	"TestAccSubscription_createTimeoutBoundsTheWaitForTheQuota",
+	"TestAccSubscription_goneAtServiceIsRecreated",
+	"TestAccSubscription_inlinePlan",
+	"TestAccSubscription_planID_parity",
+	"TestAccSubscription_planTimeErrors",
+	"TestAccSubscription_preconditionFailures",
+	"TestAccSubscription_refreshFollowsService_parity",
+	"TestAccSubscription_renewal",
+	"TestAccSubscription_renewalHoursValidated",
+	"TestAccSubscription_renewalOptionChangesInPlace",
+	"TestAccSubscription_renewalStoppedByPreventDestroy",
+	"TestAccSubscription_timeoutsInState",
+	"TestAccSubscription_wrongBaseURLKeepsState",
+	"TestAccSubscriptionsDataSource_expiresBefore",
+	"TestAccSubscriptionsDataSource_expiresBeforeValidated",
+	"TestAccSubscriptionsDataSource_parity",
+	"TestProvider_environment",
+	"TestProvider_refusesPlainHTTPToRemoteHost",
+	"TestProvider_rejectsBadSettings",
+	"TestProvider_wrongBaseURLSaysSo",
+}
+
+// traces holds each top-level test's calls, when the run traces.
+var traces = struct {
+	sync.Mutex
+	of map[string]map[string]int // test -> call -> count
+}{of: map[string]map[string]int{}}
+
+// providersFor are plugin-testing's factories for t, with opts: the
+// composition the tests run, its calls traced under t's test when the
+// run records or checks the one-CLI list. Under "skip", a listed test
+// stops here.
+func providersFor(t *testing.T, opts ...Option) map[string]func() (tfprotov6.ProviderServer, error) {
+	t.Helper()
+	test, _, _ := strings.Cut(t.Name(), "/")
+	listed := slices.Contains(oneCLITests, test)
+	if listed && oneCLIMode == "skip" {
+		t.Skipf("on the one-CLI list (%s): run under Terraform, whose calls equal OpenTofu's", cliTracesFile)
+	}
+	server := testComposition(opts...)
+	traced := oneCLIMode == "record" || (listed && oneCLIMode == "check")
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		"mobileplan": func() (tfprotov6.ProviderServer, error) {
+			s := server()
+			if !traced {
+				return s, nil
+			}
+			return tracingServer{Server: s.(protocol.Server), test: test}, nil
+		},
+	}
+}
+
+// traceCall counts a call of test. The provider-level calls, which a CLI
+// makes each time it starts the provider (Terraform starts it once more
+// than OpenTofu in some commands), count once: what the provider answers
+// them is traced, how often a CLI asks is the CLI's own. A subscription's
+// id in a summary is written sub_<id>: the service issues new ones each run.
+func traceCall(test, method, typ string, diags []*tfprotov6.Diagnostic) {
+	call := strings.TrimSpace(method + " " + typ)
+	for _, d := range diags {
+		call += fmt.Sprintf(" [%s: %s]", d.Severity, anIssuedID.ReplaceAllString(d.Summary, "sub_<id>"))
+	}
+	traces.Lock()
+	defer traces.Unlock()
+	if traces.of[test] == nil {
+		traces.of[test] = map[string]int{}
+	}
+	if typ == "" {
+		traces.of[test][call] = 1
+		return
+	}
+	traces.of[test][call]++
+}
+
+var anIssuedID = regexp.MustCompile(`\bsub_[0-9a-f]{8,}\b`)
+
+// formatTraces is the traces of tests, one line a call, sorted.
+func formatTraces(of map[string]map[string]int, tests []string) string {
+	var b strings.Builder
+	for _, test := range tests {
+		calls := make([]string, 0, len(of[test]))
+		for call, n := range of[test] {
+			calls = append(calls, fmt.Sprintf("%s %dx %s\n", test, n, call))
+		}
+		sort.Strings(calls)
+		b.WriteString(strings.Join(calls, ""))
+	}
+	return b.String()
+}
+
+// parseTraces reads what formatTraces wrote.
+func parseTraces(text string) map[string]map[string]int {
+	of := map[string]map[string]int{}
+	for line := range strings.Lines(text) {
+		test, rest, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+		count, call, _ := strings.Cut(rest, " ")
+		var n int
+		if _, err := fmt.Sscanf(count, "%dx", &n); err != nil {
+			continue
+		}
+		if of[test] == nil {
+			of[test] = map[string]int{}
+		}
+		of[test][call] = n
+	}
+	return of
+}
+
+// finishCLITraces records, or checks against file, as mode says, the
+// traces of the listed tests, at the end of the run; a failure to check is
+// a failed run, and a failed run records nothing.
+func finishCLITraces(mode, file string, listed []string, of map[string]map[string]int, failed bool) error {
+	switch mode {
+	case "record":
+		if failed {
+			return fmt.Errorf("the run failed: %s left as it was", file)
+		}
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(file, []byte(formatTraces(of, listed)), 0o644)
+	case "check":
+		text, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		recorded := parseTraces(string(text))
+		var differ []string
+		for _, test := range listed {
+			got, want := formatTraces(of, []string{test}), formatTraces(recorded, []string{test})
+			if got != want {
+				differ = append(differ, fmt.Sprintf("%s: under this CLI\n%sunder OpenTofu (%s)\n%s", test, got, file, want))
+			}
+		}
+		if len(differ) > 0 {
+			return fmt.Errorf("the one-CLI list's traces differ; run `make cli-traces`, and take off the list a test whose traces still differ:\n%s", strings.Join(differ, "\n"))
+		}
+	}
+	return nil
+}
+
+// tracingServer traces each call that serves a type of the provider.
+type tracingServer struct {
+	protocol.Server
+	test string
+}
+
+func (s tracingServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	resp, err := s.Server.ValidateResourceConfig(ctx, req)
+	if resp != nil {
+		traceCall(s.test, "ValidateResourceConfig", req.TypeName, resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (s tracingServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
+	resp, err := s.Server.ValidateDataResourceConfig(ctx, req)
+	if resp != nil {
+		traceCall(s.test, "ValidateDataResourceConfig", req.TypeName, resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (s tracingServer) ValidateProviderConfig(ctx context.Context, req *tfprotov6.ValidateProviderConfigRequest) (*tfprotov6.ValidateProviderConfigResponse, error) {
+	resp, err := s.Server.ValidateProviderConfig(ctx, req)
+	if resp != nil {
+		traceCall(s.test, "ValidateProviderConfig", "", resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (s tracingServer) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
+	resp, err := s.Server.ConfigureProvider(ctx, req)
+	if resp != nil {
+		traceCall(s.test, "ConfigureProvider", "", resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (s tracingServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	resp, err := s.Server.UpgradeResourceState(ctx, req)
+	if resp != nil {
+		traceCall(s.test, "UpgradeResourceState", req.TypeName, resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (s tracingServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	resp, err := s.Server.ReadResource(ctx, req)
+	if resp != nil {
+		traceCall(s.test, "ReadResource", req.TypeName, resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (s tracingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	resp, err := s.Server.PlanResourceChange(ctx, req)
+	if resp != nil {
+		traceCall(s.test, "PlanResourceChange", req.TypeName, resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (s tracingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	resp, err := s.Server.ApplyResourceChange(ctx, req)
+	if resp != nil {
+		traceCall(s.test, "ApplyResourceChange", req.TypeName, resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (s tracingServer) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
+	resp, err := s.Server.ImportResourceState(ctx, req)
+	if resp != nil {
+		traceCall(s.test, "ImportResourceState", req.TypeName, resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (s tracingServer) MoveResourceState(ctx context.Context, req *tfprotov6.MoveResourceStateRequest) (*tfprotov6.MoveResourceStateResponse, error) {
+	resp, err := s.Server.MoveResourceState(ctx, req)
+	if resp != nil {
+		traceCall(s.test, "MoveResourceState", req.TargetTypeName, resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (s tracingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	resp, err := s.Server.ReadDataSource(ctx, req)
+	if resp != nil {
+		traceCall(s.test, "ReadDataSource", req.TypeName, resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (s tracingServer) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
+	resp, err := s.Server.ListResource(ctx, req)
+	if err == nil {
+		traceCall(s.test, "ListResource", req.TypeName, nil)
+	}
+	return resp, err
+}
+
+// The list names tests of this package, each once, and the recorded file
+// holds a trace of each and of nothing else: a renamed test or one added
+// to the list without recording fails here, before any CLI runs.
+func TestOneCLIList_namesRecordedTestsOfThisPackage(t *testing.T) {
+	t.Parallel()
+	defined := map[string]bool{}
+	for _, name := range testFunctions(t) {
+		defined[name] = true
+	}
+	text, err := os.ReadFile(cliTracesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := parseTraces(string(text))
+	seen := map[string]bool{}
+	for _, test := range oneCLITests {
+		switch {
+		case seen[test]:
+			t.Errorf("%s is listed twice", test)
+		case !defined[test]:
+			t.Errorf("%s is listed but no such test is defined", test)
+		case len(recorded[test]) == 0:
+			t.Errorf("%s is listed but %s holds no trace of it: run make cli-traces", test, cliTracesFile)
+		}
+		seen[test] = true
+	}
+	for test := range recorded {
+		if !seen[test] {
+			t.Errorf("%s holds a trace of %s, which is not listed: run make cli-traces", cliTracesFile, test)
+		}
+	}
+}
+
+func TestFinishCLITraces(t *testing.T) {
+	t.Parallel()
+	recorded := map[string]map[string]int{"TestA": {"PlanResourceChange mobileplan_subscription": 2, "ConfigureProvider": 1}}
+	for _, row := range []struct {
+		rule    string
+		mode    string
+		traced  map[string]map[string]int
+		failed  bool
+		wantErr string // "" for none
+		wantRec bool   // the file holds the traces afterwards
+	}{
+		{rule: "equal traces pass the check", mode: "check", traced: recorded},
+		{rule: "a call more fails the check", mode: "check", traced: map[string]map[string]int{"TestA": {"PlanResourceChange mobileplan_subscription": 3, "ConfigureProvider": 1}}, wantErr: "TestA: under this CLI"},
+		{rule: "a listed test not traced fails the check", mode: "check", traced: map[string]map[string]int{}, wantErr: "TestA"},
+		{rule: "a run records the listed tests", mode: "record", traced: recorded, wantRec: true},
+		{rule: "a failed run records nothing", mode: "record", traced: recorded, failed: true, wantErr: "the run failed"},
+		{rule: "no mode neither records nor checks", mode: "", traced: map[string]map[string]int{}},
+	} {
+		t.Run(row.rule, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "traces.txt")
+			if row.mode == "check" {
+				if err := os.WriteFile(file, []byte(formatTraces(recorded, []string{"TestA"})), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := finishCLITraces(row.mode, file, []string{"TestA"}, row.traced, row.failed)
+			switch {
+			case row.wantErr == "" && err != nil:
+				t.Errorf("error %v, want none", err)
+			case row.wantErr != "" && (err == nil || !strings.Contains(err.Error(), row.wantErr)):
+				t.Errorf("error %v, want one saying %q", err, row.wantErr)
+			}
+			if row.wantRec {
+				text, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := parseTraces(string(text)); !maps.EqualFunc(got, recorded, maps.Equal) {
+					t.Errorf("recorded %v, want %v", got, recorded)
+				}
+			}
+		})
+	}
+}
+
+// A subscription's id in a summary is written alike whatever the service
+// issued, and a provider-level call counts once however often it comes.
+func TestTraceCall_writesWhatEachCLISeesAlike(t *testing.T) {
+	t.Parallel()
+	test := "TestTraceCall_" + t.Name()
+	diags := func(id string) []*tfprotov6.Diagnostic {
+		return []*tfprotov6.Diagnostic{{Severity: tfprotov6.DiagnosticSeverityError, Summary: "Could not read subscription " + id}}
+	}
+	traceCall(test, "ReadResource", "mobileplan_subscription", diags("sub_0bb4b8e82ca7541c"))
+	traceCall(test, "ReadResource", "mobileplan_subscription", diags("sub_170efada5c123089"))
+	traceCall(test, "ConfigureProvider", "", nil)
+	traceCall(test, "ConfigureProvider", "", nil)
+	traces.Lock()
+	got := formatTraces(traces.of, []string{test})
+	traces.Unlock()
+	want := test + " 1x ConfigureProvider\n" + test + " 2x ReadResource mobileplan_subscription [ERROR: Could not read subscription sub_<id>]\n"
+	if got != want {
+		t.Errorf("traced\n%swant\n%s", got, want)
+	}
+}
