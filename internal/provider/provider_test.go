@@ -216,6 +216,7 @@ data "mobileplan_plans" "all" {}
 }
 
 func TestMain(m *testing.M) {
+	skipOneCLITests()
 	code := acctest.Main(m)
 	missing, err := unexercisedTypes()
 	switch {
