@@ -35,17 +35,44 @@ import (
 //     up to lastOperationGrace for another to start; one that starts
 //     takes the report over. In an apply, each create's plan comes right
 //     before its apply and waits on nothing: only an apply reports there.
+//     A plan walk plans each instance it has read: while one read is not
+//     yet planned the walk is not over, however long Terraform pauses
+//     (a loaded machine can pause it past the grace, and a report then
+//     would name as leftovers subscriptions this state holds, read after
+//     it), so the wait is unplannedReadGrace instead.
 type seam struct {
 	protocol.Server
 	stop  *stopSignal
-	rec   *recovery.Session
-	grace time.Duration
+	rec   recorder
+	grace seamGrace
 	after func(time.Duration) <-chan time.Time // the clock's timer; time.After
 
-	mu       sync.Mutex
-	inFlight int
-	started  chan struct{} // closed when a call starts
+	mu        sync.Mutex
+	inFlight  int
+	started   chan struct{}       // closed when a call starts
+	unplanned map[string]struct{} // ids read and not yet planned
 }
+
+// recorder is what the seam tells the recovery session and asks of it:
+// a *recovery.Session.
+type recorder interface {
+	Saw(id string)
+	Planning()
+	Applied()
+	HasReport() bool
+	ApplyWalk() bool
+	Report(ctx context.Context, applyWalk bool) diag.Diagnostics
+}
+
+// seamGrace is how long a call that ends with none other in flight waits
+// for another before it gives the report: last, with every read planned;
+// unplannedRead, while a read instance's plan has not come (a refresh-only
+// plan plans none, so the wait ends).
+type seamGrace struct{ last, unplannedRead time.Duration }
+
+// unplannedReadGrace bounds the wait for the plan of an instance read: a
+// refresh-only plan sends none, and its report comes this much later.
+const unplannedReadGrace = 5 * time.Second
 
 // newSeam returns server with the seam in front of it; a server without
 // every optional service of the framework's is returned as it is.
@@ -54,7 +81,16 @@ func newSeam(server tfprotov6.ProviderServer, stop *stopSignal, rec *recovery.Se
 	if !complete {
 		return server
 	}
-	return &seam{Server: full, stop: stop, rec: rec, grace: lastOperationGrace, after: time.After, started: make(chan struct{})}
+	return seamOf(full, stop, rec)
+}
+
+// seamOf is the seam in front of server, telling rec.
+func seamOf(server protocol.Server, stop *stopSignal, rec recorder) *seam {
+	return &seam{
+		Server: server, stop: stop, rec: rec, after: time.After,
+		grace:   seamGrace{last: lastOperationGrace, unplannedRead: unplannedReadGrace},
+		started: make(chan struct{}), unplanned: map[string]struct{}{},
+	}
 }
 
 // Unwrap is the server behind the seam: the speed-ups' tests reach theirs
@@ -71,11 +107,18 @@ func (s *seam) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequ
 		return s.Server.ReadResource(ctx, req)
 	}
 	s.begin()
+	var id string
 	if req.CurrentState != nil {
-		s.rec.Saw(idOfState(req.CurrentState.MsgPack))
+		id = idOfState(req.CurrentState.MsgPack)
+		s.rec.Saw(id)
 	}
 	resp, err := s.Server.ReadResource(ctx, req)
 	if resp != nil {
+		// A subscription found gone leaves the state: its instance is
+		// planned as a create, with no prior state to match it by.
+		if resp.NewState != nil && idOfState(resp.NewState.MsgPack) != "" {
+			s.read(id)
+		}
 		resp.Diagnostics = append(resp.Diagnostics, s.end(ctx, false)...)
 	}
 	return resp, err
@@ -88,7 +131,9 @@ func (s *seam) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResour
 	s.begin()
 	s.rec.Planning()
 	if req.PriorState != nil {
-		s.rec.Saw(idOfState(req.PriorState.MsgPack))
+		id := idOfState(req.PriorState.MsgPack)
+		s.rec.Saw(id)
+		s.planned(id)
 	}
 	resp, err := s.Server.PlanResourceChange(ctx, req)
 	if resp != nil {
@@ -132,12 +177,32 @@ func (s *seam) begin() {
 	s.started = make(chan struct{})
 }
 
+// read marks id's instance as read, its plan to come; planned, as planned.
+func (s *seam) read(id string) {
+	if id == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unplanned[id] = struct{}{}
+}
+
+func (s *seam) planned(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.unplanned, id)
+}
+
 // end marks a call as done, and returns the journal's report when it is
 // the run's last (above).
 func (s *seam) end(ctx context.Context, apply bool) []*tfprotov6.Diagnostic {
 	s.mu.Lock()
 	s.inFlight--
 	idle, started := s.inFlight == 0, s.started
+	wait := s.grace.last
+	if len(s.unplanned) > 0 {
+		wait = s.grace.unplannedRead
+	}
 	s.mu.Unlock()
 	if !idle || !s.rec.HasReport() || s.rec.ApplyWalk() != apply {
 		return nil
@@ -145,7 +210,7 @@ func (s *seam) end(ctx context.Context, apply bool) []*tfprotov6.Diagnostic {
 	select {
 	case <-started:
 		return nil
-	case <-s.after(s.grace):
+	case <-s.after(wait):
 	}
 	s.mu.Lock()
 	busy := s.inFlight > 0
