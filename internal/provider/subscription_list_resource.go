@@ -127,7 +127,7 @@ func (l *subscriptionListResource) List(ctx context.Context, req list.ListReques
 				// it takes says how many more match, from up to
 				// listReadAhead more subscriptions of the list.
 				if more, all := countMatching(next, keep, listReadAhead); more > 0 {
-					result.Diagnostics.Append(diagnostics.ListCut(req.Limit, more, all))
+					result.Diagnostics.Append(diagnostics.ListCut(req.Limit, more, all, listReadAhead))
 				}
 				push(result)
 				return
@@ -140,8 +140,11 @@ func (l *subscriptionListResource) List(ctx context.Context, req list.ListReques
 }
 
 // listReadAhead is how many subscriptions past its limit a list reads to
-// say how many more match: ten pages of 25, at ten requests.
-const listReadAhead = 10 * client.MaxPageSize
+// say how many more match: a hundred pages of 25, at a hundred requests,
+// so that a fleet of some thousands is counted to its end and the limit
+// the warning gives lists it all in one more run (at ten pages, a query
+// of 2,000 took eight runs, each told "a limit above" a floor).
+const listReadAhead = 100 * client.MaxPageSize
 
 // countMatching reads up to most more subscriptions from next, and counts
 // those keep accepts; all tells that the list ended within them. A page

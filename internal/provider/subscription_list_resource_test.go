@@ -192,6 +192,39 @@ func TestListResource_saysWhatTheLimitCut(t *testing.T) {
 	}
 }
 
+// Over a fleet of some thousands, Terraform's default limit of 100 is
+// warned of with the count to the list's end, and the limit the warning
+// gives lists the whole fleet in the next run, with no warning; each run
+// reads the list's pages once. (Read ten pages past the limit, it once
+// said "at least 250 more ... a limit above 350": eight runs for 2,000.)
+func TestListResource_aFleetIsListedAfterOneWarning(t *testing.T) {
+	t.Parallel()
+	const fleet = 2010
+	ds := emulator.DefaultDataset(manyPlans, fleet) // plan_004 has no label: it takes an eSIM of any
+	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
+	for range fleet {
+		acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
+	}
+	s := newListServer(t, srv)
+	pages := ceilDiv(fleet, client.MaxPageSize)
+	var results []listed
+	if n := requestsFor(srv, func() { results = s.list(nil, 100, false) }); n != pages {
+		t.Errorf("the default limit's run sent %d list requests, want the list's %d pages", n, pages)
+	}
+	if got, want := cutWarning(results), fmt.Sprintf("Only 100 subscriptions listed: %d more match", fleet-100); got != want {
+		t.Fatalf("the warning is %q, want %q", got, want)
+	}
+	if detail := results[len(results)-1].diags[0].Detail; !strings.Contains(detail, fmt.Sprintf("limit = %d", fleet)) {
+		t.Fatalf("the warning does not give the limit that lists them all: %s", detail)
+	}
+	if n := requestsFor(srv, func() { results = s.list(nil, fleet, false) }); n != pages {
+		t.Errorf("the limit's run sent %d list requests, want the list's %d pages", n, pages)
+	}
+	if len(results) != fleet || cutWarning(results) != "" {
+		t.Errorf("with limit = %d: %d listed, warning %q; want all %d and none", fleet, len(results), cutWarning(results), fleet)
+	}
+}
+
 // cutWarning is the summary of the warnings results carry, "" for none.
 func cutWarning(results []listed) string {
 	var summaries []string
@@ -227,16 +260,16 @@ func TestCountMatching(t *testing.T) {
 		all      bool
 	}{
 		{"the list ends within the read-ahead", 10, 5, true},
-		{"the list ends at the read-ahead", 250, 125, false},
-		{"the list goes on", 1000, 125, false},
+		{"the list ends at the read-ahead", 2500, 1250, false},
+		{"the list goes on", 10000, 1250, false},
 		{"nothing past the limit", 0, 0, true},
 	} {
 		if matching, all := countMatching(subs(tc.list), even, listReadAhead); matching != tc.matching || all != tc.all {
 			t.Errorf("%s: counted %d (all %v), want %d (all %v)", tc.name, matching, all, tc.matching, tc.all)
 		}
 	}
-	if listReadAhead != 250 {
-		t.Errorf("listReadAhead = %d, want ten pages of 25 (250)", listReadAhead)
+	if listReadAhead != 2500 {
+		t.Errorf("listReadAhead = %d, want a hundred pages of 25 (2,500)", listReadAhead)
 	}
 }
 
