@@ -18,6 +18,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
 
@@ -64,25 +65,34 @@ func run() error {
 	if *release != "" {
 		o.Build = ReleaseBinaries(*release, o)
 	}
+	var repo name.Repository
+	if *ociRepo != "" {
+		if repo, err = name.NewRepository(*ociRepo); err != nil {
+			return err
+		}
+		// Asked before the build, which takes minutes a platform: a
+		// registry this machine cannot reach, trust or push to fails now.
+		if err := remote.CheckPushPermission(repo.Tag(OCITag(o.Version)), authn.DefaultKeychain, http.DefaultTransport); err != nil {
+			return fmt.Errorf("cannot push to %s (checked before building; a registry with a private certificate authority needs it in the system's store or SSL_CERT_FILE): %w", repo, err)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	archives, err := Write(ctx, o)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("Mirror of %s/%s/%s %s in %s: serve that directory over HTTPS and name its URL in a network_mirror block.\n",
-		o.Hostname, o.Namespace, o.Type, o.Version, o.Dir)
 	if *ociRepo == "" {
+		fmt.Printf("Mirror of %s/%s/%s %s in %s: serve that directory over HTTPS and name its URL in a network_mirror block.\n",
+			o.Hostname, o.Namespace, o.Type, o.Version, o.Dir)
 		return nil
-	}
-	repo, err := name.NewRepository(*ociRepo)
-	if err != nil {
-		return err
 	}
 	digest, err := PushOCI(ctx, o, archives, repo, remote.WithAuthFromKeychain(authn.DefaultKeychain))
 	if err != nil {
 		return err
 	}
-	fmt.Printf("Pushed to %s:%s (%s): name it in an oci_mirror block's repository_template.\n", repo, OCITag(o.Version), digest)
+	fmt.Printf("Pushed %s/%s/%s %s to %s:%s (%s): name it in an oci_mirror block's repository_template.\n",
+		o.Hostname, o.Namespace, o.Type, o.Version, repo, OCITag(o.Version), digest)
+	fmt.Printf("Its zips are in %s: tofu providers lock -fs-mirror=%s -platform=OS_ARCH ... records every platform's hash in a lock file.\n", o.Dir, o.Dir)
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -90,7 +91,8 @@ func TestOCIMirror(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg.resetCounts()
-	if out, err := cli.run(work, trusting, "init", "-input=false", "-no-color"); err != nil {
+	out, err := cli.run(work, trusting, "init", "-input=false", "-no-color")
+	if err != nil {
 		t.Fatalf("init from the OCI mirror: %v\n%s", err, out)
 	}
 	hostHash := archives[host.String()].Hashes[0]
@@ -100,6 +102,27 @@ func TestOCIMirror(t *testing.T) {
 	blobs := reg.blobGets()
 	if len(blobs) != 1 {
 		t.Fatalf("init fetched %d blobs %v, want one: the host's package (the other platforms' are not its to fetch)", len(blobs), blobs)
+	}
+	// The guide's lock step: init from OCI records the host's hash only,
+	// and says so; the mirror's directory gives every platform's.
+	if !says(out, "Incomplete lock file information") {
+		t.Errorf("init from OCI does not warn of the lock file's missing platforms, which the guide says it does:\n%s", out)
+	}
+	lock := []string{"providers", "lock", "-no-color", "-fs-mirror=" + o.Dir}
+	for _, p := range platforms {
+		lock = append(lock, "-platform="+p.String())
+	}
+	if out, err := cli.run(work, trusting, lock...); err != nil {
+		t.Fatalf("the guide's lock step (%v): %v\n%s", lock, err, out)
+	}
+	got := lockHashes(t, filepath.Join(work, ".terraform.lock.hcl"))
+	for _, p := range platforms {
+		if h := archives[p.String()].Hashes[0]; !slices.Contains(got, h) {
+			t.Errorf("lock file after the lock step has %v, lacks %s's %s", got, p, h)
+		}
+	}
+	if out, err := cli.run(work, trusting, "init", "-input=false", "-no-color"); err != nil || says(out, "Incomplete lock file information") {
+		t.Fatalf("init from the OCI mirror after the lock step: %v\n%s", err, out)
 	}
 	if out, err := cli.run(work, trusting, "apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
@@ -239,5 +262,51 @@ func TestPushOCILayout(t *testing.T) {
 		if want := readFile(t, filepath.Join(o.ProviderDir(), archives[p.String()].URL)); string(content) != want {
 			t.Errorf("%s: the layer is not the mirror's zip", p)
 		}
+	}
+}
+
+// The command the guide gives pushes to a registry with a private
+// authority once SSL_CERT_FILE names it; without it, it fails before it
+// builds anything, naming the fix (a build of every platform took 36
+// minutes before the push found the certificate untrusted).
+func TestMirrorCommand_checksTheOCIRegistryBeforeBuilding(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the mirror command and the provider")
+	}
+	t.Parallel()
+	tmp := t.TempDir()
+	reg, caFile := serveRegistry(t, tmp)
+	bin := filepath.Join(tmp, "mirror")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	repo := reg.Listener.Addr().String() + "/opentofu-providers/mobileplan/mobileplan"
+	dir := filepath.Join(tmp, "bin-mirror")
+	// HOME for Go's caches; no registry credentials: anonymous, as the test
+	// registry takes.
+	env := append(cleanEnviron(), "HOME="+os.Getenv("HOME"), "DOCKER_CONFIG="+filepath.Join(tmp, "docker"))
+	push := func(env []string) (string, error) {
+		cmd := exec.Command(bin, "-dir", dir, "-hostname", "registry.opentofu.org", "-platforms", runtime.GOOS+"_"+runtime.GOARCH, "-oci", repo)
+		cmd.Dir, cmd.Env = "../..", env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := push(env)
+	if err == nil || !strings.Contains(out, "checked before building") || !strings.Contains(out, "SSL_CERT_FILE") {
+		t.Fatalf("a push to an untrusted registry: %v, want a failure naming SSL_CERT_FILE before the build:\n%s", err, out)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the mirror directory was written (%v) before the registry was found untrusted", err)
+	}
+	out, err = push(append(env, "SSL_CERT_FILE="+caFile))
+	if err != nil || !strings.Contains(out, "Pushed registry.opentofu.org/mobileplan/mobileplan") || !strings.Contains(out, "-fs-mirror="+dir) || strings.Contains(out, "network_mirror") {
+		t.Fatalf("the push with SSL_CERT_FILE: %v, want it pushed and the lock step named, nothing of the network mirror:\n%s", err, out)
+	}
+	ref, err := name.NewRepository(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tags, err := remote.List(ref, remote.WithTransport(reg.trusting)); err != nil || len(tags) != 1 {
+		t.Errorf("the registry holds tags %v (%v), want the version's", tags, err)
 	}
 }
