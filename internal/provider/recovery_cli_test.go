@@ -406,34 +406,6 @@ func TestCLI_twoUnlockedAppliesNameEveryExtra(t *testing.T) {
 	}
 }
 
-// A journal that cannot be written stops creates at plan time, with the
-// way to go on without it; MOBILEPLAN_JOURNAL=off goes on.
-func TestCLI_aJournalThatCannotBeWrittenStopsCreates(t *testing.T) {
-	t.Parallel()
-	acctest.SkipUnlessAcceptance(t)
-	srv := startEmulator(t)
-	tf := newTerraformCLI(t)
-	tf.Write("main.tf", cliProvider(srv)+fleetConfig(5))
-	// A directory where the journal's file would be: no one, root
-	// included, can write it.
-	if err := os.MkdirAll(filepath.Join(tf.Dir, ".terraform", "mobileplan", "default.journal"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	out, code := tf.Run(nil, "plan", "-input=false")
-	if code != 1 || !strings.Contains(unwrap(out), "Error: The journal of creates cannot be written") || !strings.Contains(unwrap(out), "MOBILEPLAN_JOURNAL=off") {
-		t.Errorf("the plan of creates without a journal exited %d:\n%s", code, out)
-	}
-	if n := strings.Count(out, "Error: "); n != 1 {
-		t.Errorf("the plan of 5 creates gave %d errors, want the one that says why:\n%s", n, out)
-	}
-	if n := srv.RequestCounts()["POST /v1/subscriptions"]; n != 0 {
-		t.Errorf("%d creates sent", n)
-	}
-	if out, code := tf.Run([]string{"MOBILEPLAN_JOURNAL=off"}, "apply", "-auto-approve", "-input=false"); code != 0 || len(stateSubscriptionIDs(t, tf)) != 5 {
-		t.Errorf("with MOBILEPLAN_JOURNAL=off the apply exited %d:\n%s", code, out)
-	}
-}
-
 // An apply that ended the usual way whose state was never saved (the CLI
 // killed as it saved, an upload that failed; here the state file lost):
 // what it made is presumed held until the next plan, which reads the
