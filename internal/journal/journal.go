@@ -118,7 +118,8 @@ type Options struct {
 // start. A journal of another format is set aside (SetAside says where);
 // one with damaged lines is read around them (Damaged). When no other
 // process has the journal open, it is compacted first: what it names
-// stays, and the rest goes.
+// stays, and so does this run's process that ended last (AfterSibling);
+// the rest goes.
 func Open(path string, home Home, service string, o Options) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
@@ -165,10 +166,10 @@ func Open(path string, home Home, service string, o Options) (*Journal, error) {
 		}
 		j.view.apply(record{Kind: kindHeader})
 		j.size = int64(len(line))
-	} else if exclusive && (cut > 0 || needsCompaction(j.view, records, damaged, j.lostRun)) {
+	} else if exclusive && (cut > 0 || needsCompaction(j.view, records, damaged, j.lostRun, j.ppid)) {
 		// Alone with the journal: no other process is live, whatever its
 		// pid names now.
-		kept := compacted(j.view, records, damaged, home, j.salt, j.lostRun)
+		kept := compacted(j.view, records, damaged, home, j.salt, j.lostRun, j.ppid)
 		if err := j.rewrite(kept); err != nil {
 			_ = j.file.Close()
 			return nil, err
@@ -255,17 +256,19 @@ func fingerprint(salt, token string) string {
 
 // needsCompaction reports whether compacting would change the journal:
 // ends still carry what their state held, damaged lines are in it, or it
-// names nothing and holds more than its header and sizes.
-func needsCompaction(v *view, records []record, damaged []Damaged, lostRun time.Time) bool {
+// names nothing and holds more than its header, sizes and the start and
+// end of run's process that ended last.
+func needsCompaction(v *view, records []record, damaged []Damaged, lostRun time.Time, run int) bool {
 	if len(damaged) > 0 {
 		return true
 	}
 	pending := v.pending(lostRun, nobodyLive)
+	sibling := v.lastEndedOf(run)
 	for _, r := range records {
 		switch {
 		case r.Kind == kindEnd && (r.Holds != "" || r.Gone != ""):
 			return true
-		case !pending && r.Kind != kindHeader && r.Kind != kindSize:
+		case !pending && r.Kind != kindHeader && r.Kind != kindSize && !startOrEndOf(r, sibling):
 			return true
 		}
 	}
@@ -276,8 +279,11 @@ func needsCompaction(v *view, records []record, damaged []Damaged, lostRun time.
 // journal names anything (for a process of lostRun, alone with it), every
 // record of its processes, the state each end held cut to what the
 // journal knows (as seen records); the ids damaged lines show, always;
-// then what each process's state held, as sizes.
-func compacted(v *view, records []record, damaged []Damaged, home Home, salt string, lostRun time.Time) []record {
+// then what each process's state held, as sizes. When it names nothing,
+// the start and end of run's process that ended last (started by the
+// Terraform that started this one) stay: in `terraform apply`, the plan's
+// process, which AfterSibling reads in the apply's.
+func compacted(v *view, records []record, damaged []Damaged, home Home, salt string, lostRun time.Time, run int) []record {
 	kept := []record{{Kind: kindHeader, Version: formatVersion, Dir: home.Dir, Workspace: home.Workspace, Salt: salt}}
 	if v.pending(lostRun, nobodyLive) {
 		for _, r := range records {
@@ -308,6 +314,13 @@ func compacted(v *view, records []record, damaged []Damaged, home Home, salt str
 		}
 	}
 	if !v.pending(lostRun, nobodyLive) {
+		sibling := v.lastEndedOf(run)
+		for _, r := range records {
+			if startOrEndOf(r, sibling) {
+				r.Holds, r.Gone = "", "" // kept as sizes, below
+				kept = append(kept, r)
+			}
+		}
 		// The ids earlier damaged lines showed, still to be dealt with;
 		// when the journal names more, every record is kept already.
 		for _, s := range v.subs {

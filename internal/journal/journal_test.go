@@ -598,7 +598,8 @@ func TestCompaction(t *testing.T) {
 	made(t, ok, byID, "sub_ok")
 	_ = ok.End(false, true, []string{"sub_ok", "sub_old"}, nil)
 	plan(t, path, c, true, "sub_ok", "sub_old") // the next plan found them in state
-	j := open(t, path, c)                       // compacts
+	// Another run's process compacts.
+	j := must(Open(path, here, svc, Options{Now: c.Now, Parent: os.Getppid() + 1}))
 	_ = j.Close()
 	kinds := func() []string {
 		records, _, _ := decodeAll(must(os.ReadFile(path)))
@@ -885,6 +886,29 @@ func TestAfterSibling(t *testing.T) {
 	}
 	if !apply.AfterSibling() {
 		t.Error("the process started after the plan's ended is not the apply's")
+	}
+}
+
+// A plan that names nothing leaves a journal its apply's process compacts,
+// alone with it: the plan's process, of the same run, stays, and the apply
+// knows it is one; a process of the next run finds nothing of it.
+func TestAfterSiblingOutlivesCompaction(t *testing.T) {
+	path := newPath(t)
+	c := &clock{now: t0}
+	plan(t, path, c, true)
+	apply := open(t, path, c) // alone with the journal: compacts
+	if !apply.AfterSibling() {
+		t.Error("the apply's process, after a compaction, does not know it follows its plan's")
+	}
+	_ = apply.End(false, false, nil, nil)
+	next := must(Open(path, here, svc, Options{Now: c.Now, Parent: os.Getppid() + 1}))
+	defer next.Close()
+	if next.AfterSibling() {
+		t.Error("a process of the next run counts the last run's as its sibling")
+	}
+	records, _, _ := decodeAll(must(os.ReadFile(path)))
+	if len(records) != 2 {
+		t.Errorf("the next run compacted the journal to %d records, want its header and its own start", len(records))
 	}
 }
 

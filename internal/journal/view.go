@@ -407,6 +407,23 @@ func (v *view) openCreates(self string, isLive liveness) []OpenCreate {
 
 // pending reports whether the journal names anything a later process of
 // lostRun may need: a leftover, an open create.
+// lastEndedOf is the process of run (started by the Terraform of that
+// pid) that ended last; "" when none has.
+func (v *view) lastEndedOf(run int) string {
+	last, end := "", -1
+	for id, p := range v.processes {
+		if run != 0 && p.ppid == run && p.ended && p.end > end {
+			last, end = id, p.end
+		}
+	}
+	return last
+}
+
+// startOrEndOf reports whether r is process's start or end record.
+func startOrEndOf(r record, process string) bool {
+	return process != "" && r.Process == process && (r.Kind == kindStart || r.Kind == kindEnd)
+}
+
 func (v *view) pending(lostRun time.Time, isLive liveness) bool {
 	for _, l := range v.leftovers("", lostRun, isLive) {
 		if l.Origin != OriginDamaged { // a damaged line's id outlives compaction on its own
