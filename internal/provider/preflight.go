@@ -97,12 +97,27 @@ type inventory struct {
 	err         error
 }
 
+// createFacts are what the recovery session knows of a create that the
+// preflight's counting reads: a create the apply may serve with a
+// subscription a killed run left out of state (takesLeftover) needs no
+// free eSIM; and in an apply's process (applyWalk: recovery.Session's
+// ApplyWalk), whose plan of each create comes right before it is made,
+// the run's plan has counted every create already, with nothing created,
+// so the eSIM list is not read again: one scan a run. A create whose
+// plan_id only the apply knows was not counted; the service checks it.
+type createFacts struct {
+	takesLeftover func() bool
+	applyWalk     func() bool
+}
+
+// counted reports whether the create is counted against the free eSIMs.
+func (f createFacts) counted() bool { return !f.applyWalk() && !f.takesLeftover() }
+
 // checkCreate runs the checks for one planned create: a new subscription,
 // or the create half of a replacement (Terraform plans that again with no
-// prior state). Findings go into diags, attached to plan_id or plan. A
-// create the apply may serve with a subscription a killed run left out of
-// state (takesLeftover) needs no free eSIM, so it reserves none.
-func (p *preflight) checkCreate(ctx context.Context, config tfsdk.Config, takesLeftover func() bool, diags *diag.Diagnostics) {
+// prior state). Findings go into diags, attached to plan_id or plan; a
+// create reserves a free eSIM only when facts say it is counted.
+func (p *preflight) checkCreate(ctx context.Context, config tfsdk.Config, facts createFacts, diags *diag.Diagnostics) {
 	if p == nil {
 		return
 	}
@@ -128,10 +143,10 @@ func (p *preflight) checkCreate(ctx context.Context, config tfsdk.Config, takesL
 	case !planID.IsNull():
 		at := path.Root("plan_id")
 		plan, ok := p.subscribablePlan(ctx, planID.ValueString(), at, diags)
-		if ok && !takesLeftover() {
+		if ok && facts.counted() {
 			p.reserve(ctx, plan.Label, at, diags)
 		}
-	case !inline.IsNull() && !takesLeftover():
+	case !inline.IsNull() && facts.counted():
 		p.reserve(ctx, nil, path.Root("plan"), diags) // an inline plan has no label
 	}
 	// Neither set: the configuration validator already reports it.
@@ -179,7 +194,10 @@ func (p *preflight) subscribablePlan(ctx context.Context, id string, at path.Pat
 // a shortfall the plan did not have, failing the apply half done. The plan
 // has checked the inventory already, with nothing created, so from the
 // first create on the preflight counts no more. It takes the lock, so a
-// reading in progress ends before the create is sent.
+// reading in progress ends before the create is sent. An apply's process
+// that knows it is one counts nothing from the start (createFacts); this
+// covers one that cannot know (the journal off, `terraform apply` without
+// a saved plan).
 func (p *preflight) startCreating() {
 	if p == nil {
 		return

@@ -1,9 +1,11 @@
 package provider
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 )
 
@@ -159,4 +161,44 @@ resource "mobileplan_subscription" "short" {
 	if code != 0 || strings.Contains(out, "Preflight skipped") || !strings.Contains(out, "Warning: Not enough free eSIMs") {
 		t.Errorf("with preflight = \"warn\" (exit %d), the unknown plan_id should be skipped silently:\n%s", code, out)
 	}
+}
+
+// `terraform apply` plans, then applies in a provider process of its own,
+// whose plan of each create comes right before it is made: the plan has
+// counted every create against the inventory with nothing created, so the
+// apply reads the eSIM list no more. Creates of 5 whose free eSIMs lie
+// behind 500 of another label: one scan of 21 pages, by `terraform plan
+// -out` with `terraform apply` of the saved plan, and by `terraform apply`.
+// Each step subscribes to another plan: a create of the plan of an earlier
+// apply's may take what that apply left (recovery), and is not counted.
+func TestCLI_anApplyScansTheInventoryOnce(t *testing.T) {
+	t.Parallel()
+	srv := startInventory(t, stock{"americas", 500}, stock{"europe", 5}, stock{"asia", 5}, stock{"global", 5})
+	reqs := newRequests(t, srv)
+	tf := newTerraformCLI(t)
+	step := func(plans ...string) {
+		var body string
+		for _, p := range plans {
+			body += fmt.Sprintf("resource \"mobileplan_subscription\" %q {\n  count   = 5\n  plan_id = %q\n}\n", p, p)
+		}
+		tf.Write("main.tf", acctest.ProviderBlock(srv, "")+body)
+	}
+	step("plan_europe")
+	tf.Must("plan", "-input=false", "-out=tfplan")
+	tf.Must("apply", "-input=false", "tfplan")
+	reqs.expect("terraform plan -out and the apply of the saved plan, 5 creates", map[string]int{routePlan: 2, routeEsims: ceilDiv(500+5, client.MaxPageSize), routePost: 5})
+
+	reqs.mark()
+	step("plan_europe", "plan_asia")
+	tf.Must("apply", "-auto-approve", "-input=false")
+	reqs.expect("terraform apply of 5 more creates", map[string]int{routePlan: 2, routeEsims: ceilDiv(500+10, client.MaxPageSize), routePost: 5})
+
+	// With the journal off, the apply's process cannot know it is one: its
+	// own plans read the list again, as the guide says.
+	reqs.mark()
+	step("plan_europe", "plan_asia", "plan_global")
+	if out, code := tf.Run([]string{"MOBILEPLAN_JOURNAL=off"}, "apply", "-auto-approve", "-input=false"); code != 0 {
+		t.Fatalf("apply with the journal off exited %d:\n%s", code, out)
+	}
+	reqs.expect("terraform apply of 5 more creates with the journal off", map[string]int{routePlan: 2, routeEsims: 2 * ceilDiv(500+15, client.MaxPageSize), routePost: 5})
 }

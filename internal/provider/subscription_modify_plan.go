@@ -88,7 +88,7 @@ func planCreate(ctx context.Context, run *operations, p *preflight, rec *recover
 	defer run.planning()(diags)
 	request := func() string { return requestOfConfig(ctx, config) }
 	diags.Append(rec.PlanCreate(request)...)
-	p.checkCreate(ctx, config, func() bool { return rec.MayTake(request) }, diags)
+	p.checkCreate(ctx, config, createFacts{takesLeftover: func() bool { return rec.MayTake(request) }, applyWalk: rec.ApplyWalk}, diags)
 }
 
 // subscriptionSpeedUps is what package fastpath's accelerator is told of

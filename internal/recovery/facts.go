@@ -82,8 +82,12 @@ func (r *Session) limited() string {
 // takes and reports after its last create, rather than a plan, which
 // reports after its last plan. `apply PLANFILE` is one; `terraform apply`
 // runs the plan's provider process first, and its apply's after that one
-// ended.
+// ended. Without a session, or with the journal off, only `apply PLANFILE`
+// is known to be one.
 func (r *Session) ApplyWalk() bool {
+	if r == nil {
+		return false
+	}
 	r.walkOnce.Do(func() {
 		if r.cfg.AppliesPlanFile != nil && r.cfg.AppliesPlanFile() {
 			r.apply = true
