@@ -66,8 +66,8 @@ func (d *esimsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	}
 	cfg.Esims, cfg.ICCIDs = listing[client.Esim, esimModel]{
 		what: "eSIMs", seq: d.client.Esims(ctx), keep: keep, maxItems: cfg.MaxItems,
-		convert: newEsimModel, key: func(e client.Esim) string { return e.ICCID },
-	}.read(&resp.Diagnostics)
+		convert: newEsimModel, key: func(e client.Esim) string { return e.ICCID }, itemType: itemType(esimAttributes(false)),
+	}.read(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -192,7 +192,7 @@ provider "mobileplan" {
 %s`, srv.URL, srv.Token, setting, body)
 }
 
-func startInventory(t *testing.T, stocks ...stock) *emulatortest.Server {
+func startInventory(t testing.TB, stocks ...stock) *emulatortest.Server {
 	t.Helper()
 	return emulatortest.Start(t, emulator.Options{Dataset: inventoryDataset(stocks)})
 }

@@ -1,10 +1,12 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"iter"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
 )
 
 // The service has no server-side filters, so every list data source reads
@@ -43,8 +46,22 @@ func itemsAttribute(desc string, attrs map[string]dschema.Attribute) dschema.Lis
 	}
 }
 
+// listDataSources are the list data sources whose items the speed-up
+// writes into their answers (fastpath.EncodeLists): each Read hands them
+// over in listing.read.
+var listDataSources = []fastpath.List{
+	{TypeName: "mobileplan_subscriptions", Attribute: "subscriptions"},
+	{TypeName: "mobileplan_esims", Attribute: "esims"},
+	{TypeName: "mobileplan_plans", Attribute: "plans"},
+}
+
+// itemType is the object type of a list data source's items of attrs.
+func itemType(attrs map[string]dschema.Attribute) attr.Type {
+	return dschema.NestedAttributeObject{Attributes: attrs}.Type()
+}
+
 // listing describes one read of a list data source: the service's items T
-// shown as models M.
+// shown as models M, values of itemType.
 type listing[T, M any] struct {
 	what     string // e.g. "eSIMs", for the error summary
 	seq      iter.Seq2[T, error]
@@ -52,24 +69,36 @@ type listing[T, M any] struct {
 	maxItems types.Int64
 	convert  func(T) (M, diag.Diagnostics)
 	key      func(T) string
+	itemType attr.Type
 }
 
 // read pages through the list, keeps what the filters match up to
 // max_items, and returns the two computed attributes of a list data source:
 // the items and their keys, both empty (not null) when nothing matched.
-// Failures go to diags, with the page that failed.
-func (l listing[T, M]) read(diags *diag.Diagnostics) (items []M, keys []string) {
+// Failures go to diags, with the page that failed. Where the speed-up
+// serves the Read (fastpath.EncodeLists), each item goes to it as it is
+// converted, and items is empty.
+func (l listing[T, M]) read(ctx context.Context, diags *diag.Diagnostics) (items []M, keys []string) {
 	found, err := client.Collect(l.seq, l.keep, int(l.maxItems.ValueInt64()))
 	if err != nil {
 		diags.Append(diagnostics.APIError("Could not list "+l.what, err, path.Empty()))
 		return nil, nil
 	}
-	items = make([]M, 0, len(found))
+	encoder := fastpath.ItemsOf(ctx)
+	if encoder == nil {
+		items = make([]M, 0, len(found))
+	} else {
+		items = []M{}
+	}
 	keys = make([]string, 0, len(found))
 	for _, it := range found {
 		m, d := l.convert(it)
 		diags.Append(d...)
-		items = append(items, m)
+		if encoder == nil {
+			items = append(items, m)
+		} else {
+			diags.Append(encoder.Add(ctx, l.itemType, m)...)
+		}
 		keys = append(keys, l.key(it))
 	}
 	return items, keys

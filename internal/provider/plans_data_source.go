@@ -61,8 +61,8 @@ func (d *plansDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	}
 	cfg.Plans, cfg.IDs = listing[client.Plan, planItemModel]{
 		what: "plans", seq: d.client.Plans(ctx), keep: keep, maxItems: cfg.MaxItems,
-		convert: planModel, key: func(p client.Plan) string { return p.ID },
-	}.read(&resp.Diagnostics)
+		convert: planModel, key: func(p client.Plan) string { return p.ID }, itemType: itemType(planAttributes(false)),
+	}.read(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -62,7 +62,7 @@ var (
 // package fastpath, behind the seam (protocol_server.go), which makes
 // StopProvider stop the provider's clients and tells the journal of
 // creates what the state holds. Each speed-up says beside it when it can
-// go; without the line that composes them, the provider works the same,
+// go; without the lines that compose them, the provider works the same,
 // slower.
 func NewProtocol6(version string, opts ...Option) func() tfprotov6.ProviderServer {
 	o := newOptions(opts)
@@ -70,8 +70,10 @@ func NewProtocol6(version string, opts ...Option) func() tfprotov6.ProviderServe
 		p := newProvider(version, o)
 		server := providerserver.NewProtocol6(p)()
 		if !o.withoutSpeedUps {
-			p.states = &fastpath.States{}
+			states := &fastpath.States{}
+			p.states = states
 			server = fastpath.Accelerate(fastpath.ReleaseContexts(server), subscriptionSpeedUps(p.planSubscriptionCreate, p.deferred.Load))
+			server = fastpath.EncodeLists(server, states, listDataSources...)
 		}
 		return newSeam(server, &p.stop, o.recovery)
 	}

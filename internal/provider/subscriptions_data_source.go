@@ -80,8 +80,8 @@ func (d *subscriptionsDataSource) Read(ctx context.Context, req datasource.ReadR
 	}
 	cfg.Subscriptions, cfg.IDs = listing[client.Subscription, subscriptionItemModel]{
 		what: "subscriptions", seq: listedForRefresh(d.subscriptions, d.client.Subscriptions(ctx)), keep: keep, maxItems: cfg.MaxItems,
-		convert: subscriptionItemModelOf, key: func(s client.Subscription) string { return s.ID },
-	}.read(&resp.Diagnostics)
+		convert: subscriptionItemModelOf, key: func(s client.Subscription) string { return s.ID }, itemType: itemType(subscriptionDataSourceAttributes(false)),
+	}.read(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -63,19 +63,28 @@ func (s *States) Set(ctx context.Context, state *tfsdk.State, val any) diag.Diag
 	if m.framework {
 		return state.Set(ctx, val)
 	}
+	raw, diags := m.value(ctx, v)
+	if diags.HasError() {
+		return diags
+	}
+	state.Raw = raw
+	return nil
+}
+
+// value is v, a model m maps, as a value of the schema's type.
+func (m *modelMapping) value(ctx context.Context, v reflect.Value) (tftypes.Value, diag.Diagnostics) {
 	attrs := make(map[string]tftypes.Value, len(m.fields))
 	for _, f := range m.fields {
 		tv, err := v.FieldByIndex(f.index).Interface().(attr.Value).ToTerraformValue(ctx)
 		if err != nil {
-			return errorDiags("Could not store "+f.name, err)
+			return tftypes.Value{}, errorDiags("Could not store "+f.name, err)
 		}
 		attrs[f.name] = tv
 	}
 	if err := tftypes.ValidateValue(m.typ, attrs); err != nil {
-		return errorDiags("Could not store the state", err)
+		return tftypes.Value{}, errorDiags("Could not store the state", err)
 	}
-	state.Raw = tftypes.NewValue(m.typ, attrs)
-	return nil
+	return tftypes.NewValue(m.typ, attrs), nil
 }
 
 // Get reads state into target, a pointer to a model.
