@@ -89,6 +89,7 @@ func (l listing[T, M]) read(ctx context.Context, diags *diag.Diagnostics) (items
 		items = make([]M, 0, len(found))
 	} else {
 		items = []M{}
+		encoder.Expect(len(found))
 	}
 	keys = make([]string, 0, len(found))
 	for _, it := range found {

@@ -111,10 +111,11 @@ type itemsKey struct{}
 type Items struct {
 	states *States
 
-	mu      sync.Mutex
-	handed  bool
-	count   int
-	encoded bytes.Buffer
+	mu       sync.Mutex
+	handed   bool
+	count    int
+	expected int // items to come, as Expect said
+	encoded  bytes.Buffer
 }
 
 // ItemsOf is the Items of a Read's context; nil when the framework is to
@@ -122,6 +123,16 @@ type Items struct {
 func ItemsOf(ctx context.Context) *Items {
 	items, _ := ctx.Value(itemsKey{}).(*Items)
 	return items
+}
+
+// Expect says that n items are to come: the first one's size, n times
+// over and an eighth more, is the room kept for them, so that the encoded
+// items are not copied each time they outgrow it (a list's items differ
+// little in size).
+func (i *Items) Expect(n int) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.expected = n
 }
 
 // Add encodes model, a value of object type typ (a model struct, as
@@ -138,6 +149,9 @@ func (i *Items) Add(ctx context.Context, typ attr.Type, model any) diag.Diagnost
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.handed = true
+	if i.count == 0 && i.expected > 1 {
+		i.encoded.Grow(len(dv.MsgPack) * i.expected * 9 / 8)
+	}
 	i.count++
 	i.encoded.Write(dv.MsgPack)
 	return nil
@@ -173,6 +187,7 @@ func (i *Items) spliceInto(state []byte, attribute string) ([]byte, error) {
 	out = append(out, state[:start]...)
 	out = append(out, header.Bytes()...)
 	out = append(out, i.encoded.Bytes()...)
+	i.encoded = bytes.Buffer{} // copied: not to be held while the answer is sent
 	return append(out, state[end:]...), nil
 }
 
