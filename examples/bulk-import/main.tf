@@ -42,7 +42,7 @@ data "mobileplan_subscriptions" "existing" {
 locals {
   # Each id to its plan id, not to the whole object: the CLI compares every
   # value of a for_each on every command, and whole objects cost it ten
-  # times the CPU, and OpenTofu a deprecation warning each (plan_details.name).
+  # times the CPU.
   adopt = {
     for s in data.mobileplan_subscriptions.existing.subscriptions : s.id => s.plan_id
     if s.state != "expired" && !contains(var.managed_elsewhere, s.id)

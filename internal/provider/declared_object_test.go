@@ -47,11 +47,17 @@ func TestDeclaredObject_valuesFromTheNamedFields(t *testing.T) {
 	if a := d.resourceAttributes()["size"]; a.GetDeprecationMessage() != "gone soon" || a.GetMarkdownDescription() != "A size." {
 		t.Errorf("resource attribute size: %q %q", a.GetMarkdownDescription(), a.GetDeprecationMessage())
 	}
-	if a := d.dataSourceAttributes(true)["title"]; a.GetMarkdownDescription() != "The plan's title." {
+	if a := d.dataSourceAttributes(true, false)["title"]; a.GetMarkdownDescription() != "The plan's title." {
 		t.Errorf("a plan's own title: %q", a.GetMarkdownDescription())
 	}
-	if a := d.dataSourceAttributes(true)["size"]; a.GetDeprecationMessage() != "" {
+	if a := d.dataSourceAttributes(true, false)["size"]; a.GetDeprecationMessage() != "" {
 		t.Errorf("a plan's own size is deprecated: %q", a.GetDeprecationMessage())
+	}
+	if a := d.dataSourceAttributes(false, false)["size"]; a.GetDeprecationMessage() != "gone soon" {
+		t.Errorf("one subscription's size is not deprecated: %q", a.GetDeprecationMessage())
+	}
+	if a := d.dataSourceAttributes(false, true)["size"]; a.GetDeprecationMessage() != "" || a.GetMarkdownDescription() != "A size." {
+		t.Errorf("a list item's size: deprecated %q, described %q", a.GetDeprecationMessage(), a.GetMarkdownDescription())
 	}
 	if o := d.objectOf(&pointers{}); o.IsNull() || len(o.Attributes()) != 4 {
 		t.Errorf("object %s", o)

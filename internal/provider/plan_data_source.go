@@ -53,7 +53,7 @@ func planModel(p client.Plan) (planItemModel, diag.Diagnostics) {
 // planAttributes are a plan's attributes as data sources show them;
 // idRequired makes `id` the lookup key.
 func planAttributes(idRequired bool) map[string]dschema.Attribute {
-	attrs := planDetails.dataSourceAttributes(true)
+	attrs := planDetails.dataSourceAttributes(true, false)
 	attrs["id"] = dschema.StringAttribute{MarkdownDescription: "Plan id.", Computed: true}
 	attrs["archived"] = dschema.BoolAttribute{MarkdownDescription: "Archived plans cannot be subscribed to.", Computed: true}
 	attrs["addon"] = dschema.BoolAttribute{MarkdownDescription: "Addon plans cannot be subscribed to; they attach to an existing subscription.", Computed: true}

@@ -31,10 +31,11 @@ func newSubscriptionDataSource() datasource.DataSource {
 }
 
 // subscriptionDataSourceAttributes are the attributes of a subscription as a
-// data source shows it; idRequired makes `id` the lookup key.
-func subscriptionDataSourceAttributes(idRequired bool) map[string]dschema.Attribute {
+// data source shows it: one, whose `id` is the lookup key, or an item of
+// a list (declaredObject.dataSourceAttributes: inList).
+func subscriptionDataSourceAttributes(one bool) map[string]dschema.Attribute {
 	id := dschema.StringAttribute{MarkdownDescription: descID, Computed: true}
-	if idRequired {
+	if one {
 		id = dschema.StringAttribute{MarkdownDescription: "Id of the subscription to read.", Required: true, Validators: notEmpty()}
 	}
 	return map[string]dschema.Attribute{
@@ -49,10 +50,10 @@ func subscriptionDataSourceAttributes(idRequired bool) map[string]dschema.Attrib
 		"expire_at":    dschema.Int64Attribute{MarkdownDescription: descExpireAt, Computed: true},
 		"metadata":     dschema.MapAttribute{MarkdownDescription: descMetadata, Computed: true, ElementType: types.StringType},
 		"plan_details": dschema.SingleNestedAttribute{MarkdownDescription: descPlanDetails, Computed: true,
-			Attributes: planDetails.dataSourceAttributes(false)},
+			Attributes: planDetails.dataSourceAttributes(false, !one)},
 		"purchased_allowance": dschema.SingleNestedAttribute{MarkdownDescription: descPurchasedAllowance, Computed: true,
-			Attributes: allowances.dataSourceAttributes(false)},
+			Attributes: allowances.dataSourceAttributes(false, !one)},
 		"remaining_allowance": dschema.SingleNestedAttribute{MarkdownDescription: descRemainingAllowance, Computed: true,
-			Attributes: allowances.dataSourceAttributes(false)},
+			Attributes: allowances.dataSourceAttributes(false, !one)},
 	}
 }
