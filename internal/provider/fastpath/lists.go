@@ -39,8 +39,9 @@ type List struct {
 // object type, with States' mapping of its fields), and sets the attribute
 // to an empty list; each item is encoded once, with the encoder the
 // framework's answer is made with, and dropped, and the encoded items take
-// the empty list's place in the answer: the same bytes, TestEncodeLists_
-// sameAnswerAsFramework shows it.
+// the empty list's place in the answer: the same bytes, as
+// TestListDataSources_sameAnswerWithAndWithoutFastpath (package provider)
+// shows.
 //
 // An answer with an error, or whose Read did not use Items, is the
 // framework's as it is.
