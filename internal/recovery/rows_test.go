@@ -148,6 +148,21 @@ func (h *history) killedApply(service string, ids []string, unanswered int) {
 	h.clock.Sleep(time.Minute)
 }
 
+// damagedLines appends a line no process wrote to the journal for each
+// of ids, each showing its id (a damaged disk, another program's write).
+func (h *history) damagedLines(ids ...string) {
+	f, err := os.OpenFile(h.path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer f.Close()
+	for _, id := range ids {
+		if _, err := fmt.Fprintf(f, "0badc0de {\"k\":\"made\",\"id\":%q}\n", id); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+}
+
 // plan is a whole plan that ended the usual way, its state holding seen.
 func (h *history) plan(seen ...string) {
 	if err := h.open(rowsURL).End(true, false, seen, nil); err != nil {
@@ -164,6 +179,7 @@ type run struct {
 	dismissed []string
 	beside    string  // the base_url of another configuration of the run
 	lost      LostRun // a run lost with its working directory, to recover
+	off       bool    // MOBILEPLAN_JOURNAL=off
 }
 
 // outcome is what a run did: the ids it took (an apply) or says the apply
@@ -202,11 +218,20 @@ func (h *history) do(dir string, r run) outcome {
 		}
 		defer j.Close()
 	}
+	if r.off {
+		h.t.Setenv(EnvJournal, "off")
+	}
 	s := New(Config{Dir: dir, Now: h.clock.Now, Sleep: h.clock.Sleep, AppliesPlanFile: func() bool { return r.apply }})
 	var out outcome
-	diags := s.Open(ctx, rowsURL, rowsTok, r.lost, r.dismissed, h.svc)
-	if diags.HasError() {
-		h.t.Fatalf("open: %v", diags)
+	// Terraform configures the provider once for each of its blocks: the
+	// second block of the same service is told nothing the first was.
+	var said diag.Diagnostics
+	for range 2 {
+		diags := s.Open(ctx, rowsURL, rowsTok, r.lost, r.dismissed, h.svc)
+		if diags.HasError() {
+			h.t.Fatalf("open: %v", diags)
+		}
+		said = append(said, diags...) // each, as Terraform shows each block's
 	}
 	s.Planning()
 	for _, id := range r.seen {
@@ -241,11 +266,11 @@ func (h *history) do(dir string, r run) outcome {
 			s.Saw(sub.ID)
 		}
 	}
-	for _, d := range s.Report(ctx, r.apply) {
+	for _, d := range append(said, s.Report(ctx, r.apply)...) {
 		switch summary := d.Summary(); {
 		case strings.HasPrefix(summary, "Taking ") || strings.HasPrefix(summary, "Took "):
 			out.taken = append(out.taken, idsIn(d)...)
-		case strings.Contains(summary, "billed and in no state"):
+		case strings.Contains(summary, "billed and in no state") || strings.HasPrefix(summary, "The journal of creates is off, and names "):
 			out.named = append(out.named, idsIn(d)...)
 		}
 	}
@@ -380,6 +405,35 @@ func TestSessionRows(t *testing.T) {
 			},
 			run:  run{creates: 1},
 			want: outcome{named: []string{"sub_a"}},
+		},
+		{
+			rule: "a damaged line: an id the service does not have is named no more; one it has is named, never taken",
+			before: func(h *history) {
+				h.killedApply(rowsURL, []string{"sub_a"}, 0)
+				h.svc.add("sub_b", "plan_001", rowsT0, false)
+				h.damagedLines("sub_from_nowhere", "sub_b")
+				h.plan()
+			},
+			run:  run{apply: true, creates: 2},
+			want: outcome{taken: []string{"sub_a"}, named: []string{"sub_b"}, bought: 1},
+		},
+		{
+			rule:   "the journal off: what it names is named once, nothing is taken, and a create buys",
+			before: func(h *history) { h.killedApply(rowsURL, []string{"sub_a", "sub_b"}, 0); h.plan() },
+			run:    run{apply: true, creates: 1, off: true},
+			want:   outcome{named: []string{"sub_a", "sub_b"}, bought: 1},
+		},
+		{
+			rule:   "the journal off, naming nothing: nothing said",
+			before: func(h *history) { h.plan() },
+			run:    run{apply: true, creates: 1, off: true},
+			want:   outcome{bought: 1},
+		},
+		{
+			rule:   "the journal off, naming another service's: nothing said to this one",
+			before: func(h *history) { h.killedApply("https://staging.example.com", []string{"sub_a"}, 0); h.plan() },
+			run:    run{apply: true, creates: 1, off: true},
+			want:   outcome{bought: 1},
 		},
 	} {
 		t.Run(row.rule, func(t *testing.T) {

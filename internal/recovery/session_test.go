@@ -220,67 +220,6 @@ func TestSession_aCreateALookFindsNothingForIsNamedUntilDismissed(t *testing.T) 
 	}
 }
 
-// MOBILEPLAN_JOURNAL=off over a journal that names leftovers: one warning,
-// once per process, naming each; a journal naming nothing says nothing.
-func TestSession_aJournalTurnedOffSaysOnceWhatItNames(t *testing.T) {
-	srv := emulatortest.Start(t, emulator.Options{})
-	c := acctest.ServiceClient(t, srv)
-	var ids []string
-	for range 3 {
-		ids = append(ids, acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"}).ID)
-	}
-	t.Setenv(EnvJournal, "off")
-	quiet := New(Config{Dir: t.TempDir()})
-	if diags := quiet.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, ServiceOf(c)); len(diags) > 0 {
-		t.Errorf("with no journal, off says %v", diags)
-	}
-	dir := t.TempDir()
-	killedRunLeft(t, dir, srv.URL, ids)
-	t.Setenv(EnvJournal, "off")
-	r := New(Config{Dir: dir})
-	diags := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, ServiceOf(c))
-	if len(diags) != 1 || diags.HasError() || !strings.HasPrefix(diags[0].Summary(), "The journal of creates is off, and names 3 ") {
-		t.Fatalf("off over 3 leftovers: %v", diags)
-	}
-	for _, id := range ids {
-		if !strings.Contains(diags[0].Detail(), id) {
-			t.Errorf("the warning does not name %s:\n%s", id, diags[0].Detail())
-		}
-	}
-	if again := r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, ServiceOf(c)); len(again) > 0 {
-		t.Errorf("the process warned twice: %v", again)
-	}
-	if other := New(Config{Dir: dir}).Open(t.Context(), "https://staging.example.com", srv.Token, LostRun{}, nil, ServiceOf(c)); len(other) > 0 {
-		t.Errorf("a configuration of another service is told of this one's: %v", other)
-	}
-}
-
-// The ids damaged lines of the journal show are asked of the service: one
-// it does not have is named no more; one it has stays named, never taken.
-func TestSession_aDamagedLinesIDIsAskedOfTheService(t *testing.T) {
-	srv := emulatortest.Start(t, emulator.Options{})
-	c := acctest.ServiceClient(t, srv)
-	billed := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"}).ID
-	dir := t.TempDir()
-	killedRunLeft(t, dir, srv.URL, nil)
-	path, _ := journal.Locate(dir)
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = fmt.Fprintf(f, "0badc0de {\"k\":\"made\",\"id\":\"sub_from_nowhere\"}\n0badc0de {\"k\":\"made\",\"id\":%q}\n", billed)
-	_ = f.Close()
-	for run := range 2 {
-		r := New(Config{Dir: dir})
-		_ = r.Open(t.Context(), srv.URL, srv.Token, LostRun{}, nil, ServiceOf(c))
-		diags := r.Report(t.Context(), false)
-		r.End()
-		if len(diags) != 1 || !strings.Contains(diags[0].Detail(), billed) || strings.Contains(diags[0].Detail(), "sub_from_nowhere") {
-			t.Errorf("run %d: %v; want one warning naming %s alone", run, diags, billed)
-		}
-	}
-}
-
 // A process reads the service's list once: the look at Open for what a
 // create with no answer made, and the check of the leftovers its creates
 // take, share the pages read (here 3 pages of 25 for 60 subscriptions,
