@@ -69,6 +69,9 @@ type killSetup struct {
 	// the clock that dates createdAt, as a service whose front servers
 	// keep another clock does.
 	dateAhead time.Duration
+	// esims, when above 0, is the size of the service's eSIM inventory
+	// (else the emulator's default).
+	esims int
 }
 
 // killedRun is a working directory whose apply was killed mid-way, with
@@ -103,7 +106,12 @@ func killMidApply(t *testing.T, backend string, count, after int) *killedRun {
 // says, beside another configuration applying on the same token, and
 // kills the apply once s.after of its creates were answered.
 func kill(t *testing.T, s killSetup) *killedRun {
-	emu, err := emulator.New(emulator.Options{Token: emulatortest.Token})
+	opts := emulator.Options{Token: emulatortest.Token}
+	if s.esims > 0 {
+		ds := emulator.DefaultDataset(emulator.DefaultPlans, s.esims)
+		opts.Dataset = &ds
+	}
+	emu, err := emulator.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +119,32 @@ func kill(t *testing.T, s killSetup) *killedRun {
 	ts := httptest.NewServer(front)
 	t.Cleanup(func() { ts.Close(); emu.Close() })
 	srv := &emulatortest.Server{Emulator: emu, URL: ts.URL, Token: emulatortest.Token}
+	var env []string
+	if s.group {
+		// A provider killed with its CLI leaves its socket directory
+		// behind: in a temporary directory of the test's own, short
+		// enough for a socket's path.
+		tmp, err := os.MkdirTemp("", "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = os.RemoveAll(tmp) })
+		env = append(env, "TMPDIR="+tmp)
+	}
+	tf := newTerraformCLI(t, env...)
+	backendConfig := backendBlock(t, s.backend)
+	config := backendConfig + fleetConfig(s.count)
+	if s.backend != "local" {
+		tf.Write("main.tf", config+acctest.ProviderBlock(srv, ""))
+		initWithoutRegistry(t, tf)
+	}
+	started := time.Now().Add(-time.Second).Truncate(time.Second)
+	if s.applied > 0 {
+		// At the service's own pace: what the kill needs comes after.
+		tf.Write("main.tf", backendConfig+fleetConfig(s.applied)+acctest.ProviderBlock(srv, ""))
+		tf.Must("apply", "-auto-approve", "-input=false")
+	}
+
 	// Each answer comes a moment after the service acted, so that creates
 	// are in flight when the CLI is killed; each configuration sends at
 	// most 5 requests a second, so that creates of one apply start apart.
@@ -130,32 +164,7 @@ resource "mobileplan_subscription" "other" {
 }
 `)
 	otherApply := startBackground(t, other, "apply", "-auto-approve", "-input=false")
-
-	var env []string
-	if s.group {
-		// A provider killed with its CLI leaves its socket directory
-		// behind: in a temporary directory of the test's own, short
-		// enough for a socket's path.
-		tmp, err := os.MkdirTemp("", "k")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = os.RemoveAll(tmp) })
-		env = append(env, "TMPDIR="+tmp)
-	}
-	tf := newTerraformCLI(t, env...)
-	backendConfig := backendBlock(t, s.backend)
-	config := backendConfig + fleetConfig(s.count)
 	tf.Write("main.tf", config+paced)
-	if s.backend != "local" {
-		initWithoutRegistry(t, tf)
-	}
-	started := time.Now().Add(-time.Second).Truncate(time.Second)
-	if s.applied > 0 {
-		tf.Write("main.tf", backendConfig+fleetConfig(s.applied)+paced)
-		tf.Must("apply", "-auto-approve", "-input=false")
-		tf.Write("main.tf", config+paced)
-	}
 	before, _ := front.creates("plan_001")
 	apply := startBackground(t, tf, "apply", "-auto-approve", "-input=false")
 	binary := tf.ProviderPath()
@@ -341,7 +350,7 @@ func TestCLI_targetedApplyAfterAKillTakesNothingAndSaysSo(t *testing.T) {
 // journal, with it; the state, in a remote backend, remains. A new
 // working directory whose provider block names when the lost run started
 // takes what it created, shown by the plan first. The plan lists none of
-// what the state holds (here the subscriptions of an earlier apply in the
+// what the state holds in three runs (here the subscriptions of an earlier apply in the
 // same minutes), and says that it cannot tell the lost run's creates from
 // another configuration's of the same plan in that time; dismissed, the
 // other configuration's are not taken. A window that matches nothing says
@@ -349,8 +358,9 @@ func TestCLI_targetedApplyAfterAKillTakesNothingAndSaysSo(t *testing.T) {
 func TestCLI_lostWorkingDirectoryIsRecoveredByNamingTheRun(t *testing.T) {
 	t.Parallel()
 	acctest.SkipUnlessAcceptance(t)
-	const count = 10
-	k := kill(t, killSetup{backend: "http", count: count, after: 3, applied: 3})
+	// The state holds 30 and more, all made in the lost run's window.
+	const count = 40
+	k := kill(t, killSetup{backend: "http", count: count, after: 3, applied: 30, esims: 200})
 	k.settle(t)
 	k.srv.SetFaults(emulator.Faults{})
 	// Another configuration buys two of the same plan in the window.
@@ -380,13 +390,17 @@ resource "mobileplan_subscription" "same_plan" {
 	}
 
 	fresh.Write("main.tf", lost(fmt.Sprintf("  lost_run_started_at = %q\n", k.started.UTC().Format(time.RFC3339))))
-	out = fresh.PlanExpect(2)
-	expectNoWarningNames(t, out, held)
-	if named := namedInWarnings(out, k.leftovers()); len(named) != len(k.leftovers()) {
-		t.Errorf("the plan names %v of the lost run's %v:\n%s", named, k.leftovers(), out)
-	}
-	if plain := unwrap(out); len(namedInWarnings(out, sameIDs)) != len(sameIDs) || !strings.Contains(plain, "cannot tell") {
-		t.Errorf("the plan does not name the other configuration's subscriptions of the same plan, or say it cannot tell them apart:\n%s", out)
+	// Three runs of the route, each reading every instance the state
+	// holds: none of them is listed, in any run.
+	for run := 1; run <= 3; run++ {
+		out = fresh.PlanExpect(2)
+		expectNoWarningNames(t, out, held)
+		if named := namedInWarnings(out, k.leftovers()); len(named) != len(k.leftovers()) {
+			t.Errorf("run %d: the plan names %v of the lost run's %v:\n%s", run, named, k.leftovers(), out)
+		}
+		if plain := unwrap(out); len(namedInWarnings(out, sameIDs)) != len(sameIDs) || !strings.Contains(plain, "cannot tell") {
+			t.Errorf("run %d: the plan does not name the other configuration's subscriptions of the same plan, or say it cannot tell them apart:\n%s", run, out)
+		}
 	}
 	fresh.Write("main.tf", lost(fmt.Sprintf("  lost_run_started_at = %q\n  dismissed_leftovers = %s\n", k.started.UTC().Format(time.RFC3339), hclList(sameIDs))))
 	out = fresh.Must("apply", "-auto-approve", "-input=false")
