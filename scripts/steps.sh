@@ -24,10 +24,23 @@ timed() {
   $GO run gotest.tools/gotestsum@v1.13.0 --format pkgname-and-test-fails --jsonfile "bin/test-times/$pass.json" -- "$@"
 }
 
+# packages cached|programs: the module's packages whose tests can start no
+# program but their own binary (their tests import neither os/exec nor
+# terraform-plugin-testing nor internal/provider/acctest, which run CLIs),
+# or the others. Go's test cache keys a result on the test binary, the
+# environment variables its tests read and the files they open: for the
+# first kind that is every input, so make test lets Go reuse a result
+# whose inputs did not change; the others run each time (-count=1).
+packages() {
+  $GO list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... |
+    awk -v want="$1" '{ p = 0; for (i = 2; i <= NF; i++) if ($i == "os/exec" || $i ~ /hashicorp\/terraform-plugin-testing/ || $i ~ /internal\/provider\/acctest$/) p = 1
+      if ((want == "programs") == p) print $1 }'
+}
+
 # Where make test's time went: each acceptance pass's packages, the slowest
 # tests (tools/testtimes). A report, never a failure.
 test-times() {
-  $GO run ./tools/testtimes -slowest 20 -over 60s bin/test-times/test-go.json bin/test-times/testacc-opentofu.json
+  $GO run ./tools/testtimes -slowest 20 -over 60s bin/test-times/test-go-cached.json bin/test-times/test-go.json bin/test-times/testacc-opentofu.json
 }
 
 # The concurrent packages under the race detector: -short leaves out the
@@ -35,7 +48,12 @@ test-times() {
 # refresh's tests, which serve it with a journal, are the provider's
 # concurrent part.
 race() {
-  $GO test -count=1 -race -short -timeout 10m ./internal/emulator/... ./internal/client/... ./internal/provider/fastpath/ ./internal/journal/ ./internal/process/ ./internal/recovery/
+  local all cached
+  all=$($GO list ./internal/emulator/... ./internal/client/... ./internal/provider/fastpath/ ./internal/journal/ ./internal/process/ ./internal/recovery/ | sort)
+  cached=$(packages cached | sort)
+  # shellcheck disable=SC2046 # lists of packages
+  $GO test -race -short -timeout 10m $(comm -12 <(echo "$all") <(echo "$cached")) &&
+    $GO test -count=1 -race -short -timeout 10m $(comm -23 <(echo "$all") <(echo "$cached"))
   $GO test -count=1 -race -timeout 10m -run '^TestPagedReader_' ./internal/provider/
 }
 
@@ -102,9 +120,10 @@ release-snapshot() {
 
 case "${1:-}" in
 cli-checks | race | opentofu-mirror | install | emulator | generate | tidy-check | mirror | release-snapshot | test-times) "$1" ;;
+packages) packages "$2" ;;
 timed) shift; timed "$@" ;;
 *)
-  echo "usage: scripts/steps.sh cli-checks|race|opentofu-mirror|install|emulator|generate|tidy-check|mirror|release-snapshot|test-times|timed PASS ARGS..." >&2
+  echo "usage: scripts/steps.sh packages cached|programs|cli-checks|race|opentofu-mirror|install|emulator|generate|tidy-check|mirror|release-snapshot|test-times|timed PASS ARGS..." >&2
   exit 2
   ;;
 esac

@@ -29,13 +29,17 @@ type event struct {
 	Action  string
 	Package string
 	Test    string
+	Output  string
 	Elapsed float64 // seconds
 }
 
-// timing is one package's or test's time in one pass.
+// timing is one package's or test's time in one pass; cached, a result
+// Go's test cache gave (its tests' times are those of the run that made
+// it, so they are left out of the slowest).
 type timing struct {
 	pass, pkg, test string
 	elapsed         time.Duration
+	cached          bool
 }
 
 func main() {
@@ -72,7 +76,10 @@ func report(w io.Writer, files []string, slowest int, over time.Duration) error 
 			pass, total = p.pass, 0
 		}
 		total += p.elapsed
-		if p.elapsed >= time.Second {
+		switch {
+		case p.cached:
+			fmt.Fprintf(w, "  %-40s %8s  %s\n", p.pass, "cached", p.pkg)
+		case p.elapsed >= time.Second:
 			fmt.Fprintf(w, "  %-40s %8s  %s\n", p.pass, round(p.elapsed), p.pkg)
 		}
 	}
@@ -99,9 +106,16 @@ func read(path, pass string) (packages, tests []timing, err error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	cached := map[string]bool{}
 	for sc.Scan() {
 		var e event
-		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Action != "pass" && e.Action != "fail" {
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		if e.Action == "output" && e.Test == "" && strings.HasPrefix(e.Output, "ok  ") && strings.HasSuffix(e.Output, "\t(cached)\n") {
+			cached[e.Package] = true
+		}
+		if e.Action != "pass" && e.Action != "fail" {
 			continue
 		}
 		t := timing{pass: pass, pkg: e.Package, test: e.Test, elapsed: time.Duration(e.Elapsed * float64(time.Second))}
@@ -112,6 +126,10 @@ func read(path, pass string) (packages, tests []timing, err error) {
 			tests = append(tests, t)
 		}
 	}
+	for i := range packages {
+		packages[i].cached = cached[packages[i].pkg]
+	}
+	tests = slices.DeleteFunc(tests, func(t timing) bool { return cached[t.pkg] })
 	slices.SortFunc(packages, func(a, b timing) int { return strings.Compare(a.pkg, b.pkg) })
 	return packages, tests, sc.Err()
 }
