@@ -123,29 +123,45 @@ func (p *Pages[T]) Next(ctx context.Context) (items []T, more bool, err error) {
 	return items, true, nil
 }
 
+// again makes the page whose call just failed the next one to read: a
+// reader of a SharedPages list whose own context ended the call leaves
+// the page to the next reader.
+func (p *Pages[T]) again() {
+	p.done = false
+	p.pageNum--
+}
+
 // list returns every record of a list operation, following the nextPage
 // cursor until the service answers null, under the rules of Pages. Pages
 // are fetched lazily: a caller that stops ranging fetches no further page.
 // An error ends the sequence, after the records of the page that ended
 // it; the PageError says how many records were read.
 func list[T any](ctx context.Context, c *Client, op, path string, key func(T) string) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		var zero T
-		pages := newPages(c, op, path, key)
-		for {
-			items, more, err := pages.Next(ctx)
-			for _, item := range items {
-				if !yield(item, nil) {
-					return
-				}
-			}
-			if err != nil {
-				yield(zero, err)
+	return func(yield func(T, error) bool) { each(ctx, newPages(c, op, path, key), yield) }
+}
+
+// pager reads a list a page at a time: Pages, or a SharedReader.
+type pager[T any] interface {
+	Next(ctx context.Context) (items []T, more bool, err error)
+}
+
+// each yields the records of pages, then the error that ended them, if
+// any; it reads no further page once yield returns false.
+func each[T any](ctx context.Context, pages pager[T], yield func(T, error) bool) {
+	var zero T
+	for {
+		items, more, err := pages.Next(ctx)
+		for _, item := range items {
+			if !yield(item, nil) {
 				return
 			}
-			if !more {
-				return
-			}
+		}
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		if !more {
+			return
 		}
 	}
 }

@@ -65,7 +65,7 @@ func (d *esimsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 			(cfg.Assigned.IsNull() || (e.SubscriptionID != nil) == cfg.Assigned.ValueBool())
 	}
 	cfg.Esims, cfg.ICCIDs = listing[client.Esim, esimModel]{
-		what: "eSIMs", seq: d.client.Esims(ctx), keep: keep, maxItems: cfg.MaxItems,
+		what: "eSIMs", seq: d.esims.All(ctx), keep: keep, maxItems: cfg.MaxItems,
 		convert: newEsimModel, key: func(e client.Esim) string { return e.ICCID }, itemType: itemType(esimAttributes(false)),
 	}.read(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {

@@ -56,14 +56,15 @@ type preflight struct {
 	applying bool
 }
 
-// newPreflight returns the check for one provider instance, or nil when the
-// setting is "off"; a nil *preflight checks nothing.
-func newPreflight(c *client.Client, mode string) *preflight {
+// newPreflight returns the check for one provider instance, reading the
+// eSIM list it shares with the instance's mobileplan_esims data sources,
+// or nil when the setting is "off"; a nil *preflight checks nothing.
+func newPreflight(c *client.Client, esims *client.SharedPages[client.Esim], mode string) *preflight {
 	if mode == preflightOff {
 		return nil
 	}
 	return &preflight{client: c, warn: mode == preflightWarn, plans: map[string]*planLookup{}, byLabel: map[string]int{},
-		inventory: inventory{pages: c.EsimPages(), freeByLabel: map[string]int{}}}
+		inventory: inventory{pages: esims.Reader(), freeByLabel: map[string]int{}}}
 }
 
 // preflightBound is how long one create's checks may read: the
@@ -89,7 +90,7 @@ type planLookup struct {
 // with the account, so the list is read only until the free eSIMs counted
 // cover the creates reserved so far (see covered).
 type inventory struct {
-	pages       *client.Pages[client.Esim]
+	pages       *client.SharedReader[client.Esim]
 	pagesRead   int
 	freeByLabel map[string]int
 	free        int

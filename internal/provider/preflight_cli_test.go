@@ -166,9 +166,11 @@ resource "mobileplan_subscription" "short" {
 // `terraform apply` plans, then applies in a provider process of its own,
 // whose plan of each create comes right before it is made: the plan has
 // counted every create against the inventory with nothing created, so the
-// apply reads the eSIM list no more. Creates of 5 whose free eSIMs lie
-// behind 500 of another label: one scan of 21 pages, by `terraform plan
-// -out` with `terraform apply` of the saved plan, and by `terraform apply`.
+// apply reads the eSIM list no more; a mobileplan_esims data source of
+// the plan reads the pages the preflight reads. Creates of 5 whose free
+// eSIMs lie behind 500 of another label: one scan of 21 pages, by
+// `terraform plan -out` with `terraform apply` of the saved plan, and by
+// `terraform apply`.
 // Each step subscribes to another plan: a create of the plan of an earlier
 // apply's may take what that apply left (recovery), and is not counted.
 func TestCLI_anApplyScansTheInventoryOnce(t *testing.T) {
@@ -181,7 +183,15 @@ func TestCLI_anApplyScansTheInventoryOnce(t *testing.T) {
 		for _, p := range plans {
 			body += fmt.Sprintf("resource \"mobileplan_subscription\" %q {\n  count   = 5\n  plan_id = %q\n}\n", p, p)
 		}
-		tf.Write("main.tf", acctest.ProviderBlock(srv, "")+body)
+		// The configuration lists the inventory too: the data source and
+		// the preflight share the list's pages.
+		tf.Write("main.tf", acctest.ProviderBlock(srv, "")+body+`
+data "mobileplan_esims" "inventory" {}
+
+output "esims" {
+  value = length(data.mobileplan_esims.inventory.esims)
+}
+`)
 	}
 	step("plan_europe")
 	tf.Must("plan", "-input=false", "-out=tfplan")

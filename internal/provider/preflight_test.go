@@ -356,7 +356,7 @@ func TestAccPreflight_countingUnderConcurrency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newPreflight(c, preflightError)
+	p := newPreflight(c, c.SharedEsimPages(), preflightError)
 	europe, asia := "europe", "asia"
 	// 120 europe (100 free: 20 short), 120 asia (40 free: 80 short) and
 	// 160 unlabelled: the 140 labelled creates that fit plus 160 is 300,

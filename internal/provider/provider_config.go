@@ -146,7 +146,8 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		return
 	}
 	resp.Diagnostics.Append(p.recovery.Open(ctx, baseURL, token, lost, dismissed, recovery.ServiceOf(c))...)
-	data := &providerData{client: c, run: newOperations(c), preflight: newPreflight(c, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now, recovery: p.recovery}
+	esims := c.SharedEsimPages()
+	data := &providerData{client: c, run: newOperations(c), esims: esims, preflight: newPreflight(c, esims, mode), subscriptions: oneGetEach{c}, states: p.states, now: p.now, recovery: p.recovery}
 	if pagedRefresh {
 		data.subscriptions = newPagedReader(c, p.recovery)
 	}

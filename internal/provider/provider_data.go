@@ -15,13 +15,15 @@ import (
 )
 
 // providerData is what the provider's Configure hands to every resource,
-// data source and list resource: the client, the preflight of this provider
+// data source and list resource: the client, the eSIM list its readers
+// share (the preflight and mobileplan_esims), the preflight of this provider
 // instance (nil when it is off), and the ways of working its options chose.
 // Before the provider is configured (during validation) there is none,
 // which callers tolerate because no request is made then.
 type providerData struct {
 	client        *client.Client
 	run           *operations
+	esims         *client.SharedPages[client.Esim]
 	preflight     *preflight
 	subscriptions subscriptionReader
 	states        stateCodec
@@ -77,15 +79,17 @@ func providerDataFrom(data any, diags *diag.Diagnostics) providerData {
 }
 
 // baseDataSource is embedded by every data source: the client, the run's
-// operations, and the Configure that takes them from the provider.
+// operations, the shared eSIM list, and the Configure that takes them from
+// the provider.
 type baseDataSource struct {
 	client *client.Client
 	run    *operations
+	esims  *client.SharedPages[client.Esim]
 }
 
 func (d *baseDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	data := providerDataFrom(req.ProviderData, &resp.Diagnostics)
-	d.client, d.run = data.client, data.run
+	d.client, d.run, d.esims = data.client, data.run, data.esims
 }
 
 // operations are those of one configured provider, which Terraform runs
