@@ -5,7 +5,13 @@
 # costs in CPU against the same-schema floor, measured in the same run.
 #
 # The account holds N subscriptions (BENCH_IMPORT_SIZE, default 2000),
-# created through the service's API before the first route. Each route runs
+# created through the service's API before the first route. With
+# BENCH_IMPORT_SIZES="2000 10000 20000" the account grows through each size
+# in turn, every route runs at each, and a last table gives each command's
+# CPU at each size against the smallest, beside the items' own ratio: the
+# curve, CLI by CLI, with the floor's beside ours. BENCH_IMPORT_COMMANDS=plan
+# runs only each route's first plan (the one the curve is about; an apply
+# of 20,000 costs an hour more). Each route runs
 # in a fresh working directory, the commands the guide gives, each under GNU
 # time (CPU: the CLI's and the providers' it waited for):
 #   by id        examples/bulk-import as shipped: plan, apply, plan again
@@ -33,15 +39,16 @@ begin_script import
 export TF_IN_AUTOMATION=1
 need go terraform awk
 [ -x /usr/bin/time ] || { echo "tools/bench/import.sh needs GNU time at /usr/bin/time (Debian package: time)" >&2; exit 1; }
-n=${BENCH_IMPORT_SIZE:-2000}
+read -ra sizes <<<"${BENCH_IMPORT_SIZES:-${BENCH_IMPORT_SIZE:-2000}}"
+mapfile -t sizes < <(printf '%s\n' "${sizes[@]}" | sort -n)
+commands=${BENCH_IMPORT_COMMANDS:-all}
+[[ $commands == all || $commands == plan ]] || { echo "BENCH_IMPORT_COMMANDS is all or plan, not $commands" >&2; exit 1; }
 tofu=${TOFU:-bin/opentofu/tofu}
 out=${BENCH_OUT:-}
 [ -x "$tofu" ] || { echo "no OpenTofu at $tofu: make $tofu builds it" >&2; exit 1; }
 tofu=$(cd "$(dirname "$tofu")" && pwd)/$(basename "$tofu")
 clis=("$(command -v terraform)" "$tofu")
 [ -n "${BENCH_IMPORT_TERRAFORM:-}" ] && clis+=("$(cd "$(dirname "$BENCH_IMPORT_TERRAFORM")" && pwd)/$(basename "$BENCH_IMPORT_TERRAFORM")")
-pages=$(((n + 24) / 25))
-bound=$((pages + 10))
 example=$PWD/examples/bulk-import/main.tf
 
 step "Building"
@@ -52,23 +59,24 @@ printf 'provider_installation {\n  dev_overrides {\n    "mobileplan/mobileplan" 
   "$work/bin" "$work/schemabin" >"$work/dev.tfrc"
 export TF_CLI_CONFIG_FILE=$work/dev.tfrc
 
-step "An account of $n subscriptions"
-start_emulator -esims $((n + 100))
+start_emulator -esims $((sizes[-1] + 100))
 export MOBILEPLAN_BASE_URL=$base_url MOBILEPLAN_API_TOKEN=$token
-# api_create: one create through the service's API, over bash's /dev/tcp.
+# api_create: one create through the service's API, over bash's /dev/tcp;
+# its id goes to $work/created.
 api_create() {
-  local hostport=${base_url#http://} body='{"planId":"plan_004"}' fd status
+  local hostport=${base_url#http://} body='{"planId":"plan_004"}' fd status answer
   hostport=${hostport%%/*}
   exec {fd}<>"/dev/tcp/${hostport%:*}/${hostport##*:}"
   printf 'POST /v1/subscriptions HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' \
     "$hostport" "$token" "${#body}" "$body" >&"$fd"
   IFS=' ' read -r _ status _ <&"$fd" || true
+  answer=$(cat <&"$fd")
   exec {fd}<&-
   [[ $status == 2* ]] || { echo "create: HTTP ${status:-no answer}" >&2; return 1; }
+  [[ $answer =~ \"id\":\"(sub_[0-9a-f]+)\" ]] || { echo "create: no id in the answer" >&2; return 1; }
+  echo "${BASH_REMATCH[1]}" >>"$work/created"
 }
-for _ in $(seq "$n"); do api_create; done
-sleep 1 # created_before is exclusive, to the second
-cutoff=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+: >"$work/created"
 
 # cli_name BIN: "Terraform 1.11.4" or "OpenTofu 1.12.6".
 cli_name() { "$1" version | head -1 | sed -E 's/^(Terraform|OpenTofu) v([^ ]+).*/\1 \2/'; }
@@ -118,18 +126,32 @@ run() {
     exit 1
   fi
   read -r wall user sys <"$work/time"
-  rows+=("| $row | $what | $wall | $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }') | $sent ($verdict) |")
+  local cpu
+  cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')
+  rows+=("| $n | $row | $what | $wall | $cpu | $sent ($verdict) |")
   printf '%s\n' "${rows[-1]}"
+  printf '%s\t%s\t%s\t%s\n' "$n" "$row" "$what" "$cpu" >>"$work/cpu.tsv"
 }
 
-# route ROW BIN DIR: the three commands of a for_each import.
+# route ROW BIN DIR: the three commands of a for_each import (the first
+# alone with BENCH_IMPORT_COMMANDS=plan).
 route() {
   run "$1" "import plan" "$2" "$3" plan -input=false
+  [ "$commands" = plan ] && return
   run "$1" "apply" "$2" "$3" apply -auto-approve -input=false
   run "$1" "plan after" "$2" "$3" plan -input=false -detailed-exitcode
 }
 
-ids_file=$work/ids.json
+: >"$work/cpu.tsv"
+for n in "${sizes[@]}"; do
+step "An account of $n subscriptions"
+for _ in $(seq $(($(wc -l <"$work/created") + 1)) "$n"); do api_create; done
+sleep 1 # created_before is exclusive, to the second
+cutoff=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+pages=$(((n + 24) / 25))
+bound=$((pages + 10))
+ids_file=$work/ids-$n.json
+sed 's/.*/"&"/' "$work/created" | paste -sd, | sed 's/^/{"ids": [/; s/$/]}/' >"$ids_file"
 for bin in "${clis[@]}"; do
   name=$(cli_name "$bin")
   step "$name"
@@ -143,9 +165,6 @@ for bin in "${clis[@]}"; do
   cp "$example" "$dir/main.tf"
   printf 'adopt_created_before = "%s"\n' "$cutoff" >"$dir/terraform.tfvars"
   route "$name, by id" "$bin" "$dir"
-  if [ ! -s "$ids_file" ]; then
-    "$bin" -chdir="$dir" output -json adopted | grep -o '"sub_[0-9a-f]*"' | paste -sd, | sed 's/^/{"ids": [/; s/$/]}/' >"$ids_file"
-  fi
 
   if [ -n "$identity" ]; then
     dir=$work/$RANDOM-by-identity
@@ -162,7 +181,7 @@ for bin in "${clis[@]}"; do
     printf 'terraform {\n  required_providers {\n    mobileplan = { source = "mobileplan/mobileplan" }\n  }\n}\nprovider "mobileplan" {}\n' >"$dir/main.tf"
     printf 'list "mobileplan_subscription" "all" {\n  provider = mobileplan\n  limit    = %d\n}\n' "$n" >"$dir/all.tfquery.hcl"
     run "$name, query" "query" "$bin" "$dir" query -generate-config-out=generated.tf
-    route "$name, query" "$bin" "$dir"
+    [ "$commands" = plan ] || route "$name, query" "$bin" "$dir"
   fi
 
   for how in id identity; do
@@ -201,29 +220,50 @@ TF
     route "$name, same-schema floor by $how" "$bin" "$dir"
   done
 done
+done
 
+marker=bench-import
+[ "${#sizes[@]}" -gt 1 ] || [ "$commands" != all ] && marker=bench-import-curve
 section() {
-  echo "<!-- bench-import -->"
-  echo "## Importing an account (make bench-import)"
+  local list
+  list=$(printf '%s, ' "${sizes[@]}")
+  echo "<!-- $marker -->"
+  if [ "$marker" = bench-import ]; then
+    echo "## Importing an account (make bench-import)"
+  else
+    echo "## Importing an account, the curve (make bench-import BENCH_IMPORT_SIZES=\"${sizes[*]}\" BENCH_IMPORT_COMMANDS=$commands)"
+  fi
   echo
-  echo "Made by \`make bench-import-results\` (tools/bench/import.sh) on $(date -u +%Y-%m-%d) at $rev: $(nproc) cores, no rate limit."
-  echo "$n existing subscriptions ($pages pages of 25: the bound is $bound requests a command), imported by each route of the"
+  echo "Made by tools/bench/import.sh on $(date -u +%Y-%m-%d) at $rev: $(nproc) cores, no rate limit."
+  echo "${list%, } existing subscriptions (N pages of 25 each: the bound is N/25 + 10 requests a command), imported by each route of the"
   echo "importing guide in a fresh working directory, each command under GNU time (CPU: the CLI's and its providers')."
   echo "The same-schema floor takes the same ids into a provider of the same schema that answers from memory, by a"
   echo "for_each import block over a variable (it has no data source): what any provider of this schema costs."
   echo
-  echo "| CLI, route | command | wall (s) | CPU (s) | requests |"
-  echo "|---|---|---|---|---|"
+  echo "| N | CLI, route | command | wall (s) | CPU (s) | requests |"
+  echo "|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
-  echo "<!-- /bench-import -->"
+  if [ "${#sizes[@]}" -gt 1 ]; then
+    echo
+    echo "Each command's CPU against its CPU at ${sizes[0]}, beside the ratio of the items: linear is at most 1.2 times"
+    echo "the items' ratio (6x for 5x)."
+    echo
+    echo "| CLI, route | command | N | CPU (s) | at ${sizes[0]} (s) | ratio | items' ratio | |"
+    echo "|---|---|---|---|---|---|---|---|"
+    awk -F'\t' -v first="${sizes[0]}" '$1 == first { base[$2 FS $3] = $4; next }
+      { k = $2 FS $3; if (!(k in base) || base[k] == 0) next
+        r = $4 / base[k]; items = $1 / first
+        printf "| %s | %s | %d | %s | %s | %.1fx | %.1fx | %s |\n", $2, $3, $1, $4, base[k], r, items, (r <= 1.2 * items ? "linear" : "**superlinear**") }' "$work/cpu.tsv"
+  fi
+  echo "<!-- /$marker -->"
 }
 section >"$work/section.md"
 step "Results"
 cat "$work/section.md"
 if [ -n "$out" ]; then
-  if grep -q '^<!-- bench-import -->$' "$out" 2>/dev/null; then
-    awk -v f="$work/section.md" '/^<!-- bench-import -->$/ { while ((getline l < f) > 0) print l; skip = 1; next }
-      /^<!-- \/bench-import -->$/ { skip = 0; next } !skip' "$out" >"$work/out.md"
+  if grep -q "^<!-- $marker -->\$" "$out" 2>/dev/null; then
+    awk -v f="$work/section.md" -v m="$marker" '$0 == "<!-- " m " -->" { while ((getline l < f) > 0) print l; skip = 1; next }
+      $0 == "<!-- /" m " -->" { skip = 0; next } !skip' "$out" >"$work/out.md"
     cp "$work/out.md" "$out"
   else
     { echo; cat "$work/section.md"; } >>"$out"
