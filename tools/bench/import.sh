@@ -11,7 +11,11 @@
 # CPU at each size against the smallest, beside the items' own ratio: the
 # curve, CLI by CLI, with the floor's beside ours. BENCH_IMPORT_COMMANDS=plan
 # runs only each route's first plan (the one the curve is about; an apply
-# of 20,000 costs an hour more). Each route runs
+# of 20,000 costs an hour more). BENCH_IMPORT_ROUTES picks routes among
+# "example identity query floor bare" (default: all but bare); bare is a
+# configuration with no provider at all, terraform_data for_each over the
+# same ids, its plan alone: what the CLI costs for N instances by itself.
+# Each route runs
 # in a fresh working directory, the commands the guide gives, each under GNU
 # time (CPU: the CLI's and the providers' it waited for):
 #   by id        examples/bulk-import as shipped: plan, apply, plan again
@@ -42,6 +46,9 @@ need go terraform awk
 read -ra sizes <<<"${BENCH_IMPORT_SIZES:-${BENCH_IMPORT_SIZE:-2000}}"
 mapfile -t sizes < <(printf '%s\n' "${sizes[@]}" | sort -n)
 commands=${BENCH_IMPORT_COMMANDS:-all}
+routes=" ${BENCH_IMPORT_ROUTES:-example identity query floor} "
+# has ROUTE: the run takes ROUTE.
+has() { [[ $routes == *" $1 "* ]]; }
 [[ $commands == all || $commands == plan ]] || { echo "BENCH_IMPORT_COMMANDS is all or plan, not $commands" >&2; exit 1; }
 tofu=${TOFU:-bin/opentofu/tofu}
 out=${BENCH_OUT:-}
@@ -118,6 +125,7 @@ run() {
   local want=""
   case $what in
   "import plan") want="$n to import, 0 to add, 0 to change, 0 to destroy" ;;
+  "plan, no provider") want="$n to add, 0 to change, 0 to destroy" ;;
   apply) want="$n imported, 0 added, 0 changed, 0 destroyed" ;;
   esac
   if [ -n "$want" ] && ! grep -q "$want" "$work/last.log"; then
@@ -156,15 +164,25 @@ for bin in "${clis[@]}"; do
   name=$(cli_name "$bin")
   step "$name"
   identity=""
-  at_least "$bin" 1.12.0 && identity=yes
+  at_least "$bin" 1.12.0 && has identity && identity=yes
   query=""
-  [[ $name == Terraform* ]] && at_least "$bin" 1.14.0 && query=yes
+  [[ $name == Terraform* ]] && at_least "$bin" 1.14.0 && has query && query=yes
 
-  dir=$work/$RANDOM-by-id
-  mkdir -p "$dir"
-  cp "$example" "$dir/main.tf"
-  printf 'adopt_created_before = "%s"\n' "$cutoff" >"$dir/terraform.tfvars"
-  route "$name, by id" "$bin" "$dir"
+  if has example; then
+    dir=$work/$RANDOM-by-id
+    mkdir -p "$dir"
+    cp "$example" "$dir/main.tf"
+    printf 'adopt_created_before = "%s"\n' "$cutoff" >"$dir/terraform.tfvars"
+    route "$name, by id" "$bin" "$dir"
+  fi
+
+  if has bare; then
+    dir=$work/$RANDOM-bare
+    mkdir -p "$dir"
+    printf 'variable "ids" {\n  type = set(string)\n}\n\nresource "terraform_data" "each" {\n  for_each = var.ids\n  input    = each.key\n}\n' >"$dir/main.tf"
+    cp "$ids_file" "$dir/ids.auto.tfvars.json"
+    run "$name, no provider (terraform_data)" "plan, no provider" "$bin" "$dir" plan -input=false
+  fi
 
   if [ -n "$identity" ]; then
     dir=$work/$RANDOM-by-identity
@@ -185,7 +203,8 @@ for bin in "${clis[@]}"; do
   fi
 
   for how in id identity; do
-    [ "$how" = identity ] && [ -z "$identity" ] && continue
+    has floor || continue
+    [ "$how" = identity ] && ! at_least "$bin" 1.12.0 && continue
     dir=$work/$RANDOM-floor-$how
     mkdir -p "$dir"
     key="id       = each.key"
