@@ -6,6 +6,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,18 +84,26 @@ func NewProtocol6(version string, opts ...Option) func() tfprotov6.ProviderServe
 type Option func(*options)
 
 type options struct {
-	now             func() time.Time // renewal's clock; the tests set it
+	now             func() time.Time    // renewal's clock; the tests set it
+	getenv          func(string) string // the process's environment (os.Getenv); the tests give each provider its own
 	stop            <-chan struct{}
 	withoutSpeedUps bool              // the tests' parity run
 	recovery        *recovery.Session // the journal of creates (KeepJournal)
 }
 
 func newOptions(opts []Option) options {
-	o := options{now: time.Now}
+	o := options{now: time.Now, getenv: os.Getenv}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	return o
+}
+
+// withEnvironment gives the provider vars as its whole environment, in
+// place of the process's: tests that configure it from MOBILEPLAN_*
+// variables then run side by side, where t.Setenv would run them alone.
+func withEnvironment(vars map[string]string) Option {
+	return func(o *options) { o.getenv = func(name string) string { return vars[name] } }
 }
 
 // KeepJournal makes the provider keep the journal of creates of the
@@ -144,6 +153,7 @@ func New(version string, opts ...Option) func() provider.Provider {
 type mobileplanProvider struct {
 	version string
 	now     func() time.Time
+	getenv  func(string) string
 	states  stateCodec
 	// deferred is set when Configure deferred: the framework then defers
 	// every plan and read, and the accelerator in front of it must leave
@@ -157,7 +167,7 @@ type mobileplanProvider struct {
 }
 
 func newProvider(version string, o options) *mobileplanProvider {
-	p := &mobileplanProvider{version: version, now: o.now, states: frameworkStates{}, recovery: o.recovery}
+	p := &mobileplanProvider{version: version, now: o.now, getenv: o.getenv, states: frameworkStates{}, recovery: o.recovery}
 	if o.stop != nil {
 		go func() {
 			<-o.stop

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -71,8 +70,8 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		return
 	}
 
-	baseURL := valueOrEnv(cfg.BaseURL, EnvBaseURL)
-	token := valueOrEnv(cfg.APIToken, EnvAPIToken)
+	baseURL := valueOrEnv(p.getenv, cfg.BaseURL, EnvBaseURL)
+	token := valueOrEnv(p.getenv, cfg.APIToken, EnvAPIToken)
 	// A bad value from the provider block is shown at its line; one from the
 	// environment has no line to point at (Terraform would print
 	// "on <empty> line 0"), so the error names the variable instead.
@@ -96,15 +95,15 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 		// reported as a network failure. The message never shows the token.
 		invalid("api_token", cfg.APIToken, EnvAPIToken, capitalize(err.Error())+". "+tokenTrimHelp)
 	}
-	caCertPEM := valueOrEnv(cfg.CACertPEM, EnvCACertPEM)
+	caCertPEM := valueOrEnv(p.getenv, cfg.CACertPEM, EnvCACertPEM)
 	if caCertPEM != "" {
 		if err := client.CheckCACertPEM(caCertPEM); err != nil {
 			invalid("ca_cert_pem", cfg.CACertPEM, EnvCACertPEM, capitalize(err.Error())+".")
 		}
 	}
-	mode, diags := preflightMode(cfg.Preflight)
+	mode, diags := preflightMode(p.getenv, cfg.Preflight)
 	resp.Diagnostics.Append(diags...)
-	maxRPS, diags := maxRequestsPerSecond(cfg.MaxRPS)
+	maxRPS, diags := maxRequestsPerSecond(p.getenv, cfg.MaxRPS)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -113,12 +112,12 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 	cc := client.Config{
 		BaseURL:              baseURL,
 		Token:                token,
-		UserAgent:            userAgent(ctx, p.version, req.TerraformVersion),
+		UserAgent:            userAgent(ctx, p.getenv, p.version, req.TerraformVersion),
 		RequestTimeout:       client.DefaultRequestTimeout,
 		MaxRequestsPerSecond: maxRPS,
 		CACertPEM:            caCertPEM,
 	}
-	cc.TraceParent, cc.TraceState = traceContext(ctx)
+	cc.TraceParent, cc.TraceState = traceContext(ctx, p.getenv)
 	maxRetries := client.DefaultMaxRetries
 	if !cfg.MaxRetries.IsNull() && !cfg.MaxRetries.IsUnknown() {
 		maxRetries = int(cfg.MaxRetries.ValueInt64())
@@ -158,9 +157,9 @@ func (p *mobileplanProvider) Configure(ctx context.Context, req provider.Configu
 // userAgent is the provider's User-Agent, with TF_APPEND_USER_AGENT's
 // value after it, as the AWS provider and others do, so that a team can
 // tell which pipeline sent a request on a shared token.
-func userAgent(ctx context.Context, version, terraformVersion string) string {
+func userAgent(ctx context.Context, getenv func(string) string, version, terraformVersion string) string {
 	ua := fmt.Sprintf("terraform-provider-mobileplan/%s (+https://registry.terraform.io/providers/mobileplan/mobileplan) Terraform/%s", version, terraformVersion)
-	extra := strings.TrimSpace(os.Getenv(EnvAppendUserAgent))
+	extra := strings.TrimSpace(getenv(EnvAppendUserAgent))
 	if extra == "" {
 		return ua
 	}
@@ -175,8 +174,8 @@ func userAgent(ctx context.Context, version, terraformVersion string) string {
 // a CI system or Terragrunt that started a trace sets them: every request
 // then carries that trace id. A malformed value sends nothing, and says
 // why in the debug log.
-func traceContext(ctx context.Context) (*client.TraceParent, string) {
-	value := os.Getenv(EnvTraceParent)
+func traceContext(ctx context.Context, getenv func(string) string) (*client.TraceParent, string) {
+	value := getenv(EnvTraceParent)
 	if value == "" {
 		return nil, ""
 	}
@@ -185,7 +184,7 @@ func traceContext(ctx context.Context) (*client.TraceParent, string) {
 		tflog.Debug(ctx, EnvTraceParent+" is not a W3C traceparent; no trace context is sent", map[string]any{"reason": err.Error()})
 		return nil, ""
 	}
-	state := os.Getenv(EnvTraceState)
+	state := getenv(EnvTraceState)
 	if err := client.CheckTraceState(state); err != nil {
 		tflog.Debug(ctx, EnvTraceState+" is not a W3C tracestate; it is not sent", map[string]any{"reason": err.Error()})
 		state = ""
@@ -252,18 +251,18 @@ func (g oneGetEach) Subscription(ctx context.Context, id string, _ int64) (*clie
 const tokenTrimHelp = "Remove the character: read a token file with trimspace(file(\"token.txt\")) in the configuration, or with " +
 	"export " + EnvAPIToken + "=\"$(tr -d '\\r\\n' < token.txt)\" in the shell."
 
-func valueOrEnv(v types.String, env string) string {
+func valueOrEnv(getenv func(string) string, v types.String, env string) string {
 	if !v.IsNull() && v.ValueString() != "" {
 		return v.ValueString()
 	}
-	return os.Getenv(env)
+	return getenv(env)
 }
 
 // preflightMode is the `preflight` setting, or MOBILEPLAN_PREFLIGHT when the
 // provider block leaves it out, or "error".
-func preflightMode(v types.String) (string, diag.Diagnostics) {
+func preflightMode(getenv func(string) string, v types.String) (string, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	mode := valueOrEnv(v, EnvPreflight)
+	mode := valueOrEnv(getenv, v, EnvPreflight)
 	switch mode {
 	case "":
 		return preflightError, diags
@@ -279,12 +278,12 @@ func preflightMode(v types.String) (string, diag.Diagnostics) {
 // MOBILEPLAN_MAX_REQUESTS_PER_SECOND when the provider block leaves it out,
 // or 0 (no ceiling). The block's value is checked by its validator at plan
 // time; the variable's is checked here.
-func maxRequestsPerSecond(v types.Float64) (float64, diag.Diagnostics) {
+func maxRequestsPerSecond(getenv func(string) string, v types.Float64) (float64, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	if !v.IsNull() {
 		return v.ValueFloat64(), diags
 	}
-	env := strings.TrimSpace(os.Getenv(EnvMaxRequestsPerSecond))
+	env := strings.TrimSpace(getenv(EnvMaxRequestsPerSecond))
 	if env == "" {
 		return 0, diags
 	}

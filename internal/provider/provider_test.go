@@ -100,18 +100,20 @@ func TestProvider_wrongBaseURLSaysSo(t *testing.T) {
 	}
 }
 
-// Environment-driven tests cannot run in parallel (t.Setenv).
+// The MOBILEPLAN_* variables, each subtest with an environment of its own
+// (withEnvironment), side by side.
 func TestProvider_environment(t *testing.T) {
+	t.Parallel()
 	srv := startEmulator(t)
 	const emptyBlock = `
 provider "mobileplan" {}
 data "mobileplan_plans" "all" {}
 `
 	t.Run("missing token says how to set it", func(t *testing.T) {
-		t.Setenv(EnvBaseURL, srv.URL)
-		t.Setenv(EnvAPIToken, "")
+		t.Parallel()
+		env := map[string]string{EnvBaseURL: srv.URL, EnvAPIToken: ""}
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: providersFor(t),
+			ProtoV6ProviderFactories: providersFor(t, withEnvironment(env)),
 			Steps: []resource.TestStep{{
 				Config:      emptyBlock,
 				ExpectError: regexp.MustCompile(`(?s)Missing api_token.*MOBILEPLAN_API_TOKEN`),
@@ -119,10 +121,10 @@ data "mobileplan_plans" "all" {}
 		})
 	})
 	t.Run("missing base_url says how to set it", func(t *testing.T) {
-		t.Setenv(EnvBaseURL, "")
-		t.Setenv(EnvAPIToken, srv.Token)
+		t.Parallel()
+		env := map[string]string{EnvBaseURL: "", EnvAPIToken: srv.Token}
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: providersFor(t),
+			ProtoV6ProviderFactories: providersFor(t, withEnvironment(env)),
 			Steps: []resource.TestStep{{
 				Config:      emptyBlock,
 				ExpectError: regexp.MustCompile(`(?s)Missing base_url.*MOBILEPLAN_BASE_URL`),
@@ -130,10 +132,10 @@ data "mobileplan_plans" "all" {}
 		})
 	})
 	t.Run("environment alone configures the provider", func(t *testing.T) {
-		t.Setenv(EnvBaseURL, srv.URL)
-		t.Setenv(EnvAPIToken, srv.Token)
+		t.Parallel()
+		env := map[string]string{EnvBaseURL: srv.URL, EnvAPIToken: srv.Token}
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: providersFor(t),
+			ProtoV6ProviderFactories: providersFor(t, withEnvironment(env)),
 			Steps: []resource.TestStep{{
 				Config: emptyBlock,
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -143,10 +145,10 @@ data "mobileplan_plans" "all" {}
 		})
 	})
 	t.Run("empty strings count as unset", func(t *testing.T) {
-		t.Setenv(EnvBaseURL, srv.URL)
-		t.Setenv(EnvAPIToken, srv.Token)
+		t.Parallel()
+		env := map[string]string{EnvBaseURL: srv.URL, EnvAPIToken: srv.Token}
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: providersFor(t),
+			ProtoV6ProviderFactories: providersFor(t, withEnvironment(env)),
 			Steps: []resource.TestStep{{
 				Config: `
 provider "mobileplan" {
@@ -162,10 +164,10 @@ data "mobileplan_plans" "all" {}
 		})
 	})
 	t.Run("provider block wins over environment", func(t *testing.T) {
-		t.Setenv(EnvBaseURL, "http://127.0.0.1:1")
-		t.Setenv(EnvAPIToken, "wrong-token")
+		t.Parallel()
+		env := map[string]string{EnvBaseURL: "http://127.0.0.1:1", EnvAPIToken: "wrong-token"}
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: providersFor(t),
+			ProtoV6ProviderFactories: providersFor(t, withEnvironment(env)),
 			Steps: []resource.TestStep{{
 				Config: withProvider(srv, `data "mobileplan_plans" "all" {}`),
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -178,11 +180,10 @@ data "mobileplan_plans" "all" {}
 	// with (TestProvider_rejectsBadSettings) is refused from the variable.
 	for _, bad := range []string{"fast", "0.0005"} {
 		t.Run("a bad rate ceiling in the environment is named: "+bad, func(t *testing.T) {
-			t.Setenv(EnvBaseURL, srv.URL)
-			t.Setenv(EnvAPIToken, srv.Token)
-			t.Setenv(EnvMaxRequestsPerSecond, bad)
+			t.Parallel()
+			env := map[string]string{EnvBaseURL: srv.URL, EnvAPIToken: srv.Token, EnvMaxRequestsPerSecond: bad}
 			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: providersFor(t),
+				ProtoV6ProviderFactories: providersFor(t, withEnvironment(env)),
 				Steps: []resource.TestStep{{
 					Config:      emptyBlock,
 					ExpectError: regexp.MustCompile(`(?s)Invalid MOBILEPLAN_MAX_REQUESTS_PER_SECOND.*"` + regexp.QuoteMeta(bad) + `".*at least 0\.001`),
@@ -191,11 +192,12 @@ data "mobileplan_plans" "all" {}
 		})
 	}
 	t.Run("the rate ceiling from the environment is never refused", func(t *testing.T) {
+		t.Parallel()
 		// The margins of TestAccProvider_maxRequestsPerSecondIsNeverRefused.
 		limited := startRateLimited(t, 8, 20)
-		t.Setenv(EnvMaxRequestsPerSecond, "3")
+		env := map[string]string{EnvMaxRequestsPerSecond: "3"}
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: providersFor(t),
+			ProtoV6ProviderFactories: providersFor(t, withEnvironment(env)),
 			Steps:                    []resource.TestStep{{Config: subscriptionsConfig(limited, 10, "")}},
 		})
 		if st := limited.Stats(); st.RateLimited != 0 || st.Subscriptions != 10 {
@@ -203,10 +205,10 @@ data "mobileplan_plans" "all" {}
 		}
 	})
 	t.Run("a refused token says how to set it", func(t *testing.T) {
-		t.Setenv(EnvBaseURL, srv.URL)
-		t.Setenv(EnvAPIToken, "wrong-token")
+		t.Parallel()
+		env := map[string]string{EnvBaseURL: srv.URL, EnvAPIToken: "wrong-token"}
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: providersFor(t),
+			ProtoV6ProviderFactories: providersFor(t, withEnvironment(env)),
 			Steps: []resource.TestStep{{
 				Config:      emptyBlock,
 				ExpectError: regexp.MustCompile(`(?s)HTTP 401 Unauthorized.*Code: unauthorized.*MOBILEPLAN_API_TOKEN`),
