@@ -107,6 +107,7 @@ func (c *rowClock) Sleep(d time.Duration) {
 // its journal.
 type history struct {
 	t     *testing.T
+	dir   string // the working directory, for a whole earlier run (do)
 	path  string
 	home  journal.Home
 	clock *rowClock
@@ -245,14 +246,14 @@ func (h *history) do(dir string, r run) outcome {
 	if r.apply {
 		s.Applied()
 		body := client.CreateSubscriptionRequest{PlanID: "plan_001"}
-		for i := range r.creates {
+		for range r.creates {
 			sub, err := s.Take(ctx, body)
 			if err != nil {
 				h.t.Fatalf("take: %v", err)
 			}
 			if sub == nil {
 				out.bought++
-				id := fmt.Sprintf("sub_new_%d", i)
+				id := fmt.Sprintf("sub_new_%d", len(h.svc.subs)) // unique at the service
 				sub, d, err := s.Create(ctx, body, time.Minute, func(context.Context) (*client.Subscription, error) {
 					h.svc.add(id, "plan_001", h.clock.Now().Add(h.svc.offset), false)
 					return &client.Subscription{ID: id, PlanID: "plan_001", State: client.StateReady, CreatedAt: h.clock.Now().Add(h.svc.offset).Unix()}, nil
@@ -389,6 +390,20 @@ func TestSessionRows(t *testing.T) {
 			want: outcome{taken: []string{"sub_lost_2"}, named: []string{"sub_lost_1"}},
 		},
 		{
+			// The apply's state was saved (a later plan reads one of its
+			// subscriptions); the other was taken out of it on purpose,
+			// right after the apply, with no plan between.
+			rule: "state rm after an apply: what the saved state no longer holds is neither taken nor named",
+			before: func(h *history) {
+				if got := h.do(h.dir, run{apply: true, creates: 2}); got.bought != 2 {
+					h.t.Fatalf("the apply before: %s", got)
+				}
+				h.plan("sub_new_1") // the run's plan: the whole state, one of the two
+			},
+			run:  run{apply: true, creates: 1, seen: []string{"sub_new_1"}},
+			want: outcome{bought: 1},
+		},
+		{
 			rule: "the restored journal: another checkout of the same state takes what the killed one left",
 			before: func(h *history) {
 				h.home = journal.Home{Dir: "/builds/killed-job", Workspace: "default", Backend: "http:1234"}
@@ -449,7 +464,7 @@ func TestSessionRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			path, home := journal.Locate(dir)
-			h := &history{t: t, path: path, home: home, clock: &rowClock{now: rowsT0}, svc: &fakeService{}}
+			h := &history{t: t, dir: dir, path: path, home: home, clock: &rowClock{now: rowsT0}, svc: &fakeService{}}
 			row.before(h)
 			_, h.home = journal.Locate(dir)
 			got := h.do(dir, row.run)
