@@ -359,8 +359,13 @@ func TestCLI_lostWorkingDirectoryIsRecoveredByNamingTheRun(t *testing.T) {
 	t.Parallel()
 	acctest.SkipUnlessAcceptance(t)
 	// The state holds 30 and more, all made in the lost run's window.
-	const count = 40
-	k := kill(t, killSetup{backend: "http", count: count, after: 3, applied: 30, esims: 200})
+	const count, applied = 40, 30
+	// The window that holds nothing takes none of the kill's leftovers,
+	// so its plan creates every instance the state lacks beside them: up
+	// to count + (count - applied) of plan_001, with the two of another
+	// configuration. A quarter of the eSIMs carry plan_001's label.
+	const esims = 4 * (2*count - applied + 2 + 10)
+	k := kill(t, killSetup{backend: "http", count: count, after: 3, applied: applied, esims: esims})
 	k.settle(t)
 	k.srv.SetFaults(emulator.Faults{})
 	// Another configuration buys two of the same plan in the window.
