@@ -63,7 +63,6 @@ var oneCLITests = []string{
 	"TestAccPreflight_readsTheInventoryOnlyAsFarAsNeeded",
 	"TestAccPreflight_replacementIsACreate",
 	"TestAccPreflight_settings",
-	"TestAccPreflight_unlabelledTakeWhatIsLeft",
 	"TestAccProvider_maxRequestsPerSecondIsNeverRefused",
 	"TestAccProvider_userAgent",
 	"TestAccReliability_connectionDroppedAfterCreate",
