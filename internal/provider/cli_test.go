@@ -9,6 +9,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // Some behaviour can only be seen by running the terraform CLI the way a
@@ -66,7 +67,7 @@ func TestCLI_generateConfigRoundTrip(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			srv := startEmulator(t)
-			sub := acctest.CreateAt(t, srv, req)
+			sub := prototest.CreateAt(t, srv, req)
 			tf := newTerraformCLI(t)
 			importBlock := func(provider string) string {
 				return cliProvider(srv) + fmt.Sprintf(`
@@ -126,7 +127,7 @@ var terraformResolvesImportProviders = version.Must(version.NewVersion("1.16.3")
 func TestCLI_importIntoInlineForm(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	sub := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{Plan: &client.InlinePlan{CoverageID: "cov-eu", DataMBs: 300, PeriodDays: 9}})
+	sub := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{Plan: &client.InlinePlan{CoverageID: "cov-eu", DataMBs: 300, PeriodDays: 9}})
 	tf := newTerraformCLI(t)
 	config := func(dataMBs int) string {
 		return cliProvider(srv) + fmt.Sprintf(`
@@ -174,7 +175,7 @@ resource "mobileplan_subscription" "travel" {
 func TestCLI_importIntoInlineFormNeedsSameProduct(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	recurring := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_018"}) // europe, 5 GB, 30 days x 3
+	recurring := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_018"}) // europe, 5 GB, 30 days x 3
 	tf := newTerraformCLI(t)
 	tf.Write("main.tf", cliProvider(srv)+fmt.Sprintf(`
 import {

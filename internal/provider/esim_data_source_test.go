@@ -8,13 +8,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 func TestAccEsimDataSource_parity(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	sub := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
+	sub := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
 	testAccDataSource(t, srv, fmt.Sprintf(`data "mobileplan_esim" "e" { iccid = %q }`, sub.EsimICCID),
 		statecheck.ExpectKnownValue("data.mobileplan_esim.e", at("subscription_id"), knownvalue.StringExact(sub.ID)),
 		statecheck.ExpectKnownValue("data.mobileplan_esim.e", at("label"), knownvalue.StringExact("europe")),

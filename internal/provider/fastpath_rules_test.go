@@ -37,7 +37,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // The rules package fastpath's plans rest on (its unchangedPlan and
@@ -251,19 +251,19 @@ func TestSubscriptionModifyPlan_doesNothingWhenPlanEqualsState(t *testing.T) {
 	ctx := context.Background()
 	s := servedSubscriptionSchema(t)
 	typ := s.Type().TerraformType(ctx).(tftypes.Object)
-	h := &acctest.ProtoHarness{Type: typ}
+	h := &prototest.ProtoHarness{Type: typ}
 	identitySchema := identitySchemaOf(t, subscriptionResourceAt(t, time.Now))
 	identityType := identitySchema.Type().TerraformType(ctx)
 	rng := rand.New(rand.NewPCG(18, 1))
 	checked := 0
 	for i := 0; checked < 150; i++ {
-		state := acctest.RandomValue(rng, typ, false)
+		state := prototest.RandomValue(rng, typ, false)
 		if state.IsNull() || renewalPossible(func(name string) bool { return isSet(state, name) }) {
 			continue
 		}
 		checked++
 		identity := tftypes.NewValue(identityType, map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, fmt.Sprintf("sub_%d", i))})
-		for j, config := range []tftypes.Value{h.ConfigOf(state), acctest.RandomValue(rng, typ, true)} {
+		for j, config := range []tftypes.Value{h.ConfigOf(state), prototest.RandomValue(rng, typ, true)} {
 			for _, now := range []int64{0, 1 << 50} {
 				req := resource.ModifyPlanRequest{
 					Config:             tfsdk.Config{Schema: s, Raw: config},
@@ -311,7 +311,7 @@ func TestUnchangedPlan_neverHidesARenewal(t *testing.T) {
 	ctx := context.Background()
 	s := servedSubscriptionSchema(t)
 	typ := s.Type().TerraformType(ctx).(tftypes.Object)
-	h := &acctest.ProtoHarness{Type: typ}
+	h := &prototest.ProtoHarness{Type: typ}
 	rule := subscriptionSpeedUps(nil, nil).RenewalPossible
 	num := func(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
 	str := func(v string) tftypes.Value { return tftypes.NewValue(tftypes.String, v) }
@@ -328,7 +328,7 @@ func TestUnchangedPlan_neverHidesARenewal(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(27, 2))
 	for len(states) < 400 {
-		if v := acctest.RandomValue(rng, typ, false); !v.IsNull() {
+		if v := prototest.RandomValue(rng, typ, false); !v.IsNull() {
 			states = append(states, v)
 		}
 	}
@@ -362,10 +362,10 @@ func TestUnchangedPlan_neverHidesARenewal(t *testing.T) {
 			t.Errorf("state %d: the renewal rule refuses a state ModifyPlan renews: %s", i, state)
 		}
 		server := NewProtocol6("test", withClock(fixedClock(renewsAt)))()
-		if _, diags := acctest.ConfigureServer(t, server, map[string]string{"base_url": "http://127.0.0.1:1", "api_token": "no-service"}); len(diags) > 0 {
-			t.Fatal(acctest.DiagText(diags))
+		if _, diags := prototest.ConfigureServer(t, server, map[string]string{"base_url": "http://127.0.0.1:1", "api_token": "no-service"}); len(diags) > 0 {
+			t.Fatal(prototest.DiagText(diags))
 		}
-		served := &acctest.ProtoHarness{Server: server, Type: typ}
+		served := &prototest.ProtoHarness{Server: server, Type: typ}
 		dv := served.DV(t, state)
 		resp, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: subscriptionTypeName,
 			Config: served.DV(t, h.ConfigOf(state)), PriorState: dv, ProposedNewState: &tfprotov6.DynamicValue{MsgPack: dv.MsgPack}})
@@ -389,7 +389,7 @@ func TestProvider_defersUnchangedPlanOnlyWhenConfigureDefers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := servedSubscriptionSchema(t)
-	h := &acctest.ProtoHarness{Type: s.Type().TerraformType(ctx).(tftypes.Object)}
+	h := &prototest.ProtoHarness{Type: s.Type().TerraformType(ctx).(tftypes.Object)}
 	state := h.DV(t, h.Object(map[string]tftypes.Value{
 		"id": tftypes.NewValue(tftypes.String, "sub_1"), "plan_id": tftypes.NewValue(tftypes.String, "plan_004"),
 	}))
@@ -412,11 +412,11 @@ func TestProvider_defersUnchangedPlanOnlyWhenConfigureDefers(t *testing.T) {
 				values["api_token"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
 			}
 			configured, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{
-				Config:             acctest.ProviderConfig(t, schemas, nil, values),
+				Config:             prototest.ProviderConfig(t, schemas, nil, values),
 				ClientCapabilities: &tfprotov6.ConfigureProviderClientCapabilities{DeferralAllowed: true},
 			})
 			if err != nil || len(configured.Diagnostics) > 0 {
-				t.Fatalf("%s, %s provider block: configure: %v %s", name, block, err, acctest.DiagText(configured.Diagnostics))
+				t.Fatalf("%s, %s provider block: configure: %v %s", name, block, err, prototest.DiagText(configured.Diagnostics))
 			}
 			resp, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
 				TypeName: subscriptionTypeName, Config: config, PriorState: state, ProposedNewState: state,

@@ -13,6 +13,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // examples/fleet-health, as a user copies it: its own .tf files, run with
@@ -85,7 +86,7 @@ func TestCLI_fleetHealthExample(t *testing.T) {
 	}
 
 	create := func(planID string) string {
-		sub, err := acctest.ServiceClient(t, srv).CreateSubscription(t.Context(), client.CreateSubscriptionRequest{PlanID: planID})
+		sub, err := prototest.ServiceClient(t, srv).CreateSubscription(t.Context(), client.CreateSubscriptionRequest{PlanID: planID})
 		if err != nil {
 			t.Fatal(err)
 		}

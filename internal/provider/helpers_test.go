@@ -20,6 +20,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // errorPattern matches output holding each part in order. Terraform wraps
@@ -84,7 +85,7 @@ func startListFixture(t *testing.T) listFixture {
 	f := listFixture{srv: srv, dataset: ds}
 	for i := range manySubscriptions {
 		planID := []string{"plan_010", "plan_001", "plan_002"}[i%3] // no label (any eSIM), global, europe
-		sub := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: planID})
+		sub := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: planID})
 		f.subIDs = append([]string{sub.ID}, f.subIDs...)
 	}
 	return f
@@ -121,7 +122,7 @@ func keysOf[T any](items []T, keep func(T) bool, key func(T) string) []string {
 
 func createdSubscription(t *testing.T, srv *emulatortest.Server, id string) *client.Subscription {
 	t.Helper()
-	sub, err := acctest.ServiceClient(t, srv).GetSubscription(t.Context(), id)
+	sub, err := prototest.ServiceClient(t, srv).GetSubscription(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,11 +250,11 @@ resource "mobileplan_subscription" "fleet" {
 
 // readRaw is a ReadResource of state as Terraform sends it, returning the
 // new state as the provider encodes it.
-func readRaw(t *testing.T, h *acctest.ProtoHarness, state *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
+func readRaw(t *testing.T, h *prototest.ProtoHarness, state *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
 	t.Helper()
-	resp, err := h.Server.ReadResource(context.Background(), &tfprotov6.ReadResourceRequest{TypeName: acctest.SubscriptionType, CurrentState: state})
+	resp, err := h.Server.ReadResource(context.Background(), &tfprotov6.ReadResourceRequest{TypeName: prototest.SubscriptionType, CurrentState: state})
 	if err != nil || len(resp.Diagnostics) > 0 {
-		t.Fatalf("read: %v %s", err, acctest.DiagText(resp.Diagnostics))
+		t.Fatalf("read: %v %s", err, prototest.DiagText(resp.Diagnostics))
 	}
 	return resp.NewState
 }
@@ -262,7 +263,7 @@ func readRaw(t *testing.T, h *acctest.ProtoHarness, state *tfprotov6.DynamicValu
 func createdSubscriptionIDs(t *testing.T, srv *emulatortest.Server) []string {
 	t.Helper()
 	var ids []string
-	for s, err := range acctest.ServiceClient(t, srv).Subscriptions(t.Context()) {
+	for s, err := range prototest.ServiceClient(t, srv).Subscriptions(t.Context()) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,7 +278,7 @@ func ids(t *testing.T, results []listed) []string {
 	var out []string
 	for _, r := range results {
 		if hasErrors(r.diags) {
-			t.Fatalf("result with errors: %s", acctest.DiagText(r.diags))
+			t.Fatalf("result with errors: %s", prototest.DiagText(r.diags))
 		}
 		out = append(out, str(r.identity["id"]))
 	}
@@ -290,9 +291,9 @@ func newListServer(t *testing.T, srv *emulatortest.Server) *listServer {
 	if !ok {
 		t.Fatal("the provider server does not serve list resources")
 	}
-	schema, diags := acctest.ConfigureServer(t, server, acctest.EmulatorSettings(srv))
+	schema, diags := prototest.ConfigureServer(t, server, prototest.EmulatorSettings(srv))
 	if hasErrors(diags) {
-		t.Fatalf("configure: %s", acctest.DiagText(diags))
+		t.Fatalf("configure: %s", prototest.DiagText(diags))
 	}
 	return &listServer{t: t, server: server, schema: schema}
 }

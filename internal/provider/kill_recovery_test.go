@@ -23,6 +23,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // A run killed with SIGKILL mid-apply (an out-of-memory kill, a lost
@@ -249,7 +250,7 @@ func (k *killedRun) settle(t *testing.T) {
 func (k *killedRun) made(t *testing.T) []string {
 	t.Helper()
 	var ids []string
-	for s, err := range acctest.ServiceClient(t, k.srv).Subscriptions(context.Background()) {
+	for s, err := range prototest.ServiceClient(t, k.srv).Subscriptions(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // BenchmarkListDataSources lists an account's subscriptions through
@@ -26,7 +26,7 @@ import (
 func BenchmarkListDataSources(b *testing.B) {
 	for _, n := range []int{2000, 20000} {
 		srv := startInventory(b, stock{"", n})
-		c := acctest.ServiceClient(b, srv)
+		c := prototest.ServiceClient(b, srv)
 		for range n {
 			if _, err := c.CreateSubscription(context.Background(), client.CreateSubscriptionRequest{PlanID: "plan_any"}); err != nil {
 				b.Fatal(err)
@@ -41,13 +41,13 @@ func BenchmarkListDataSources(b *testing.B) {
 			{"floor", func() tfprotov6.ProviderServer { return floorOf(b, c) }}, // its items in memory for its rows alone
 		} {
 			server := route.server()
-			settings := acctest.EmulatorSettings(srv)
+			settings := prototest.EmulatorSettings(srv)
 			if route.name == "floor" {
 				settings = nil
 			}
-			schemas, diags := acctest.ConfigureServer(b, server, settings)
+			schemas, diags := prototest.ConfigureServer(b, server, settings)
 			if len(diags) > 0 {
-				b.Fatal(acctest.DiagText(diags))
+				b.Fatal(prototest.DiagText(diags))
 			}
 			b.Run(fmt.Sprintf("%d/%s", n, route.name), func(b *testing.B) {
 				var peak uint64
@@ -55,7 +55,7 @@ func BenchmarkListDataSources(b *testing.B) {
 					peak = max(peak, heapPeak(func() {
 						resp := readList(b, server, schemas, "mobileplan_subscriptions", nil)
 						if len(resp.Diagnostics) > 0 || resp.State == nil {
-							b.Fatal(acctest.DiagText(resp.Diagnostics))
+							b.Fatal(prototest.DiagText(resp.Diagnostics))
 						}
 					}))
 				}

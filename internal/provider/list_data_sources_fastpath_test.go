@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // readList is a ReadDataSource of the list data source name through
@@ -27,7 +27,7 @@ func readList(t testing.TB, server tfprotov6.ProviderServer, schemas *tfprotov6.
 			attrs[a] = v
 		}
 	}
-	resp, err := server.ReadDataSource(context.Background(), &tfprotov6.ReadDataSourceRequest{TypeName: name, Config: acctest.DynamicValue(t, typ, tftypes.NewValue(typ, attrs))})
+	resp, err := server.ReadDataSource(context.Background(), &tfprotov6.ReadDataSourceRequest{TypeName: name, Config: prototest.DynamicValue(t, typ, tftypes.NewValue(typ, attrs))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func readList(t testing.TB, server tfprotov6.ProviderServer, schemas *tfprotov6.
 func TestListDataSources_sameAnswerWithAndWithoutFastpath(t *testing.T) {
 	t.Parallel()
 	f := startListFixture(t)
-	inline := acctest.CreateAt(t, f.srv, client.CreateSubscriptionRequest{Plan: &client.InlinePlan{CoverageID: "cov-eu", DataMBs: 2048, PeriodDays: 30}})
+	inline := prototest.CreateAt(t, f.srv, client.CreateSubscriptionRequest{Plan: &client.InlinePlan{CoverageID: "cov-eu", DataMBs: 2048, PeriodDays: 30}})
 	for _, id := range []string{f.subIDs[0], f.subIDs[1], inline.ID} {
 		if err := f.srv.Activate(id); err != nil {
 			t.Fatal(err)
@@ -55,9 +55,9 @@ func TestListDataSources_sameAnswerWithAndWithoutFastpath(t *testing.T) {
 		t.Fatal(err)
 	}
 	fast, plain := NewProtocol6("test")(), NewProtocol6("test", withoutSpeedUps())()
-	schemas, diags := acctest.ConfigureServer(t, fast, acctest.EmulatorSettings(f.srv))
-	if _, more := acctest.ConfigureServer(t, plain, acctest.EmulatorSettings(f.srv)); len(diags)+len(more) > 0 {
-		t.Fatalf("configure: %s%s", acctest.DiagText(diags), acctest.DiagText(more))
+	schemas, diags := prototest.ConfigureServer(t, fast, prototest.EmulatorSettings(f.srv))
+	if _, more := prototest.ConfigureServer(t, plain, prototest.EmulatorSettings(f.srv)); len(diags)+len(more) > 0 {
+		t.Fatalf("configure: %s%s", prototest.DiagText(diags), prototest.DiagText(more))
 	}
 	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 	for _, c := range []struct {
@@ -75,7 +75,7 @@ func TestListDataSources_sameAnswerWithAndWithoutFastpath(t *testing.T) {
 	} {
 		got, want := readList(t, fast, schemas, c.name, c.filters), readList(t, plain, schemas, c.name, c.filters)
 		if len(got.Diagnostics)+len(want.Diagnostics) > 0 || got.State == nil || want.State == nil {
-			t.Fatalf("%s %v: diagnostics %s / %s", c.name, c.filters, acctest.DiagText(got.Diagnostics), acctest.DiagText(want.Diagnostics))
+			t.Fatalf("%s %v: diagnostics %s / %s", c.name, c.filters, prototest.DiagText(got.Diagnostics), prototest.DiagText(want.Diagnostics))
 		}
 		if !bytes.Equal(got.State.MsgPack, want.State.MsgPack) {
 			t.Errorf("%s %v: %d bytes with the speed-up, %d through the framework alone", c.name, c.filters, len(got.State.MsgPack), len(want.State.MsgPack))
@@ -131,21 +131,21 @@ func heapPeak(f func()) uint64 {
 func TestListDataSources_memoryGrowsWithTheAnswer(t *testing.T) {
 	const n, perItem = 2000, 10 << 10
 	srv := startInventory(t, stock{"", n})
-	c := acctest.ServiceClient(t, srv)
+	c := prototest.ServiceClient(t, srv)
 	for range n {
 		if _, err := c.CreateSubscription(context.Background(), client.CreateSubscriptionRequest{PlanID: "plan_any"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	server := NewProtocol6("test")()
-	schemas, diags := acctest.ConfigureServer(t, server, acctest.EmulatorSettings(srv))
+	schemas, diags := prototest.ConfigureServer(t, server, prototest.EmulatorSettings(srv))
 	if len(diags) > 0 {
-		t.Fatal(acctest.DiagText(diags))
+		t.Fatal(prototest.DiagText(diags))
 	}
 	var resp *tfprotov6.ReadDataSourceResponse
 	peak := heapPeak(func() { resp = readList(t, server, schemas, "mobileplan_subscriptions", nil) })
 	if len(resp.Diagnostics) > 0 || resp.State == nil {
-		t.Fatal(acctest.DiagText(resp.Diagnostics))
+		t.Fatal(prototest.DiagText(resp.Diagnostics))
 	}
 	t.Logf("%d subscriptions listed: heap peak %d KB above the start (%d bytes a subscription), an answer of %d KB", n, peak>>10, peak/n, len(resp.State.MsgPack)>>10)
 	if peak > n*perItem {

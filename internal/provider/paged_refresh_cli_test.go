@@ -10,6 +10,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // The paged refresh as Terraform drives it: one provider process per
@@ -32,7 +33,7 @@ resource "mobileplan_subscription" "fleet" {
 `, n))
 	tf.Must("apply", "-auto-approve", "-input=false")
 	for range newer {
-		acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
+		prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
 	}
 	return srv, tf
 }
@@ -72,8 +73,8 @@ func TestCLI_pagedRefreshGoneSubscription(t *testing.T) {
 	srv, tf := refreshFleet(t, 30, 0, "")
 	const gone = "sub_00000000deadbeef"
 	raw := tf.Read("terraform.tfstate")
-	fleet := acctest.StateFileInstances(t, raw, acctest.SubscriptionType)
-	id, _ := fleet[acctest.SubscriptionType+".fleet[7]"].Attributes["id"].(string)
+	fleet := acctest.StateFileInstances(t, raw, prototest.SubscriptionType)
+	id, _ := fleet[prototest.SubscriptionType+".fleet[7]"].Attributes["id"].(string)
 	if len(fleet) != 30 || id == "" {
 		t.Fatalf("state: %d subscriptions, fleet[7] id %q; want 30 and an id", len(fleet), id)
 	}
@@ -95,7 +96,7 @@ func TestCLI_pagedRefreshGoneSubscription(t *testing.T) {
 func TestCLI_pagedRefreshSeesChangesAtTheService(t *testing.T) {
 	t.Parallel()
 	srv, tf := refreshFleet(t, 30, 0, "")
-	subs, err := client.Collect(acctest.ServiceClient(t, srv).Subscriptions(t.Context()), nil, 0)
+	subs, err := client.Collect(prototest.ServiceClient(t, srv).Subscriptions(t.Context()), nil, 0)
 	if err != nil || len(subs) != 30 {
 		t.Fatalf("listing: %d subscriptions, %v", len(subs), err)
 	}
@@ -223,7 +224,7 @@ resource "mobileplan_subscription" "small" {
 `, small.URL, small.Token))
 	tf.Must("apply", "-auto-approve", "-input=false")
 	for range 1000 {
-		acctest.CreateAt(t, small, client.CreateSubscriptionRequest{PlanID: "plan_004"})
+		prototest.CreateAt(t, small, client.CreateSubscriptionRequest{PlanID: "plan_004"})
 	}
 	for run := range 2 {
 		var gotSmall refreshRequests

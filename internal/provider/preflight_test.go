@@ -25,7 +25,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // Routes the preflight reads, as the emulator counts them.
@@ -333,7 +333,7 @@ func TestAccPreflight_hundredConcurrentCreates(t *testing.T) {
 				// Someone else takes one asia eSIM: exactly one asia create
 				// no longer fits.
 				PreConfig: func() {
-					acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_asia"})
+					prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_asia"})
 					reqs.mark()
 				},
 				Config:   config,
@@ -556,7 +556,7 @@ func TestAccPreflight_readsTheInventoryOnlyAsFarAsNeeded(t *testing.T) {
 	t.Parallel()
 	srv := startInventory(t, stock{"", 200}, stock{"europe", 1200})
 	for range 200 {
-		acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_any"}) // takes an unlabelled eSIM
+		prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_any"}) // takes an unlabelled eSIM
 	}
 	reqs := newRequests(t, srv)
 	resource.Test(t, resource.TestCase{

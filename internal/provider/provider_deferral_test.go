@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // A setting known only after apply, through the protocol
@@ -56,10 +56,10 @@ func configureWith(t *testing.T, values map[string]tftypes.Value, deferralAllowe
 	if err != nil {
 		t.Fatal(err)
 	}
-	config := acctest.ProviderConfig(t, schemas, nil, values)
+	config := prototest.ProviderConfig(t, schemas, nil, values)
 	validated, err := server.ValidateProviderConfig(ctx, &tfprotov6.ValidateProviderConfigRequest{Config: config})
 	if err != nil || len(validated.Diagnostics) > 0 {
-		t.Fatalf("validate: %v %s", err, acctest.DiagText(validated.Diagnostics))
+		t.Fatalf("validate: %v %s", err, prototest.DiagText(validated.Diagnostics))
 	}
 	configured, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{
 		Config: config, TerraformVersion: "1.11.4",
@@ -98,13 +98,13 @@ func TestConfigure_unknownSettingDefersEverything(t *testing.T) {
 			srv := startEmulator(t)
 			server, schemas, configured := configureWith(t, connectionSettings(srv, setting), true)
 			if len(configured.Diagnostics) > 0 {
-				t.Fatalf("configure with %s unknown answered diagnostics:\n%s", setting, acctest.DiagText(configured.Diagnostics))
+				t.Fatalf("configure with %s unknown answered diagnostics:\n%s", setting, prototest.DiagText(configured.Diagnostics))
 			}
 			want := tfprotov6.DeferredReasonProviderConfigUnknown
 			deferred := func(what string, got *tfprotov6.Deferred, diags []*tfprotov6.Diagnostic) {
 				t.Helper()
 				if len(diags) > 0 {
-					t.Errorf("%s answered diagnostics:\n%s", what, acctest.DiagText(diags))
+					t.Errorf("%s answered diagnostics:\n%s", what, prototest.DiagText(diags))
 				}
 				if got == nil || got.Reason != want {
 					t.Errorf("%s: deferred %v, want reason %v", what, got, want)
@@ -114,12 +114,12 @@ func TestConfigure_unknownSettingDefersEverything(t *testing.T) {
 			read := readPlansDeferralAllowed(ctx, t, server, schemas)
 			deferred("read of mobileplan_plans", read.Deferred, read.Diagnostics)
 
-			h := &acctest.ProtoHarness{Server: server, Type: schemas.ResourceSchemas[acctest.SubscriptionType].ValueType().(tftypes.Object)}
+			h := &prototest.ProtoHarness{Server: server, Type: schemas.ResourceSchemas[prototest.SubscriptionType].ValueType().(tftypes.Object)}
 			config := h.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_001")})
 			state := h.Object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "sub_1"), "plan_id": tftypes.NewValue(tftypes.String, "plan_001")})
 			planCaps := &tfprotov6.PlanResourceChangeClientCapabilities{DeferralAllowed: true}
 			create, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-				TypeName: acctest.SubscriptionType, Config: h.DV(t, config),
+				TypeName: prototest.SubscriptionType, Config: h.DV(t, config),
 				PriorState: h.DV(t, tftypes.NewValue(h.Type, nil)), ProposedNewState: h.DV(t, config), ClientCapabilities: planCaps,
 			})
 			if err != nil {
@@ -127,7 +127,7 @@ func TestConfigure_unknownSettingDefersEverything(t *testing.T) {
 			}
 			deferred("plan of a create", create.Deferred, create.Diagnostics)
 			unchanged, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-				TypeName: acctest.SubscriptionType, Config: h.DV(t, config),
+				TypeName: prototest.SubscriptionType, Config: h.DV(t, config),
 				PriorState: h.DV(t, state), ProposedNewState: h.DV(t, state), ClientCapabilities: planCaps,
 			})
 			if err != nil {
@@ -135,7 +135,7 @@ func TestConfigure_unknownSettingDefersEverything(t *testing.T) {
 			}
 			deferred("plan of an unchanged subscription", unchanged.Deferred, unchanged.Diagnostics)
 			refresh, err := server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{
-				TypeName: acctest.SubscriptionType, CurrentState: h.DV(t, state),
+				TypeName: prototest.SubscriptionType, CurrentState: h.DV(t, state),
 				ClientCapabilities: &tfprotov6.ReadResourceClientCapabilities{DeferralAllowed: true},
 			})
 			if err != nil {
@@ -143,7 +143,7 @@ func TestConfigure_unknownSettingDefersEverything(t *testing.T) {
 			}
 			deferred("refresh", refresh.Deferred, refresh.Diagnostics)
 			imported, err := server.ImportResourceState(ctx, &tfprotov6.ImportResourceStateRequest{
-				TypeName: acctest.SubscriptionType, ID: "sub_1",
+				TypeName: prototest.SubscriptionType, ID: "sub_1",
 				ClientCapabilities: &tfprotov6.ImportResourceStateClientCapabilities{DeferralAllowed: true},
 			})
 			if err != nil {
@@ -165,11 +165,11 @@ func TestConfigure_knownConnectionDoesNotDefer(t *testing.T) {
 	srv := startEmulator(t)
 	server, schemas, configured := configureWith(t, connectionSettings(srv, ""), true)
 	if len(configured.Diagnostics) > 0 {
-		t.Fatalf("configure with every setting known answered diagnostics:\n%s", acctest.DiagText(configured.Diagnostics))
+		t.Fatalf("configure with every setting known answered diagnostics:\n%s", prototest.DiagText(configured.Diagnostics))
 	}
 	read := readPlansDeferralAllowed(ctx, t, server, schemas)
 	if read.Deferred != nil || len(read.Diagnostics) > 0 {
-		t.Errorf("read of mobileplan_plans: deferred %v, diagnostics:\n%s", read.Deferred, acctest.DiagText(read.Diagnostics))
+		t.Errorf("read of mobileplan_plans: deferred %v, diagnostics:\n%s", read.Deferred, prototest.DiagText(read.Diagnostics))
 	}
 	if len(srv.RequestCounts()) == 0 {
 		t.Error("the read sent no request: the deferral test's count would not see one")
@@ -189,7 +189,7 @@ func TestConfigure_unknownSettingWithoutDeferralIsAnError(t *testing.T) {
 			diags := configured.Diagnostics
 			if len(diags) != 1 || diags[0].Severity != tfprotov6.DiagnosticSeverityError || diags[0].Summary != "Unknown "+setting ||
 				!diags[0].Attribute.Equal(tftypes.NewAttributePath().WithAttributeName(setting)) {
-				t.Fatalf("want one error on %s, got:\n%s", setting, acctest.DiagText(diags))
+				t.Fatalf("want one error on %s, got:\n%s", setting, prototest.DiagText(diags))
 			}
 			expectNoRequests(t, srv, "a provider refused for its configuration")
 		})
@@ -202,7 +202,7 @@ func readPlansDeferralAllowed(ctx context.Context, t *testing.T, server tfprotov
 	t.Helper()
 	dsType := schemas.DataSourceSchemas["mobileplan_plans"].ValueType().(tftypes.Object)
 	read, err := server.ReadDataSource(ctx, &tfprotov6.ReadDataSourceRequest{
-		TypeName: "mobileplan_plans", Config: acctest.DynamicValue(t, dsType, nullObject(dsType, nil)),
+		TypeName: "mobileplan_plans", Config: prototest.DynamicValue(t, dsType, nullObject(dsType, nil)),
 		ClientCapabilities: &tfprotov6.ReadDataSourceClientCapabilities{DeferralAllowed: true},
 	})
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // Configuration a hostile environment produces.
@@ -25,7 +25,7 @@ import (
 // returns every diagnostic of both calls.
 func configureDirectly(t *testing.T, settings map[string]string) []*tfprotov6.Diagnostic {
 	t.Helper()
-	_, diags := acctest.ConfigureServer(t, testServer(), settings)
+	_, diags := prototest.ConfigureServer(t, testServer(), settings)
 	return diags
 }
 
@@ -40,7 +40,7 @@ func TestConfigure_tokenWithControlCharacterRefused(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			diags := configureDirectly(t, map[string]string{"base_url": "https://api.example.com", "api_token": tc.token})
-			text := acctest.DiagText(diags)
+			text := prototest.DiagText(diags)
 			if len(diags) != 1 || diags[0].Severity != tfprotov6.DiagnosticSeverityError ||
 				diags[0].Summary != "Invalid api_token" || !diags[0].Attribute.Equal(tftypes.NewAttributePath().WithAttributeName("api_token")) {
 				t.Fatalf("want one error on api_token, got:\n%s", text)
@@ -63,7 +63,7 @@ func TestConfigure_environmentRefusedWithoutEcho(t *testing.T) {
 	t.Setenv(EnvAPIToken, "tok_from_env_424242\n")
 	t.Setenv(EnvBaseURL, "https://api.example.com")
 	diags := configureDirectly(t, nil)
-	text := acctest.DiagText(diags)
+	text := prototest.DiagText(diags)
 	if !strings.Contains(text, "Invalid api_token") || !strings.Contains(text, "line feed") || !strings.Contains(text, "comes from the MOBILEPLAN_API_TOKEN environment variable") {
 		t.Errorf("want an api_token error naming the line feed and the variable:\n%s", text)
 	}
@@ -81,7 +81,7 @@ func TestConfigure_environmentRefusedWithoutEcho(t *testing.T) {
 	t.Setenv(EnvAPIToken, "t")
 	for _, raw := range []string{"https://user:pa55word@api.example.com:badport", "https://user:pa55word@api.example.com"} {
 		t.Setenv(EnvBaseURL, raw)
-		text := acctest.DiagText(configureDirectly(t, nil))
+		text := prototest.DiagText(configureDirectly(t, nil))
 		if !strings.Contains(text, "Invalid base_url") || strings.Contains(text, "pa55") {
 			t.Errorf("want an Invalid base_url error without the password:\n%s", text)
 		}
@@ -98,7 +98,7 @@ func TestConfigure_baseURLRuleWiredWithoutEcho(t *testing.T) {
 		"http://10.0.0.1":                               "plain http to a host that is not loopback",
 	} {
 		diags := configureDirectly(t, map[string]string{"base_url": raw, "api_token": "t"})
-		text := acctest.DiagText(diags)
+		text := prototest.DiagText(diags)
 		if !strings.Contains(text, "Invalid base_url") || !strings.Contains(text, reason) {
 			t.Errorf("%s: want an Invalid base_url error saying %q:\n%s", raw, reason, text)
 		}
@@ -195,7 +195,7 @@ func TestAccSecurity_redirectToAnotherOriginRefused(t *testing.T) {
 // Redacting is for display only: an '@' in the path is not a credential.
 func TestConfigure_atSignInPathAccepted(t *testing.T) {
 	t.Parallel()
-	if text := acctest.DiagText(configureDirectly(t, map[string]string{"base_url": "https://api.example.com/@team", "api_token": "t"})); text != "" {
+	if text := prototest.DiagText(configureDirectly(t, map[string]string{"base_url": "https://api.example.com/@team", "api_token": "t"})); text != "" {
 		t.Errorf("want no diagnostics:\n%s", text)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/journal"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/journal/journaltest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/recovery"
 )
 
@@ -117,7 +118,7 @@ func namedInWarnings(out string, ids []string) []string {
 func serviceSubscriptionIDs(t *testing.T, k *killedRun) []string {
 	t.Helper()
 	var ids []string
-	for s, err := range acctest.ServiceClient(t, k.srv).Subscriptions(context.Background()) {
+	for s, err := range prototest.ServiceClient(t, k.srv).Subscriptions(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -510,7 +511,7 @@ func TestCLI_aJournalTurnedOffSaysOnceWhatItNames(t *testing.T) {
 	tf.Write("main.tf", cliProvider(srv)+fleetConfig(2))
 	var ids []string
 	for range 4 {
-		ids = append(ids, acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"}).ID)
+		ids = append(ids, prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"}).ID)
 	}
 	journaltest.KilledRun(t, filepath.Join(tf.Dir, ".terraform", "mobileplan", "default.journal"), journal.Home{Dir: tf.Dir, Workspace: "default"}, srv.URL, srv.Token,
 		recovery.RequestOf(client.CreateSubscriptionRequest{PlanID: "plan_001"}), ids)

@@ -9,13 +9,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 func TestAccSubscriptionDataSource_parity(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	sub := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
+	sub := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{{

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // The provider's schema, as Terraform reads it, marks what the service
@@ -39,7 +39,7 @@ func TestProviderSchema_marksTheServicesDeprecations(t *testing.T) {
 		}
 		return a.NestedType.Attributes
 	}
-	subscription := schemas.ResourceSchemas[acctest.SubscriptionType].Block.Attributes
+	subscription := schemas.ResourceSchemas[prototest.SubscriptionType].Block.Attributes
 	one := schemas.DataSourceSchemas["mobileplan_subscription"].Block.Attributes
 	list := nested(attribute(schemas.DataSourceSchemas["mobileplan_subscriptions"].Block.Attributes, "subscriptions"))
 	for where, attrs := range map[string][]*tfprotov6.SchemaAttribute{"resource": subscription, "data source": one, "list data source": list} {

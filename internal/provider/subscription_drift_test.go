@@ -12,7 +12,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // Refresh is stable: through the provider server, as Terraform calls it,
@@ -32,8 +32,8 @@ func TestReadResource_refreshChangesOnlyWithTheLifecycle(t *testing.T) {
 			t.Parallel()
 			// An emulator each: the clock moves for all its subscriptions.
 			srv := emulatortest.Start(t, emulator.Options{})
-			h := acctest.NewProtoHarness(t, testServer(), srv)
-			sub := acctest.CreateAt(t, srv, req)
+			h := prototest.NewProtoHarness(t, testServer(), srv)
+			sub := prototest.CreateAt(t, srv, req)
 			prior := map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, sub.ID)}
 			if req.Plan != nil {
 				prior["plan"] = tftypes.NewValue(h.Type.AttributeTypes["plan"], map[string]tftypes.Value{
@@ -79,7 +79,7 @@ func TestReadResource_refreshChangesOnlyWithTheLifecycle(t *testing.T) {
 }
 
 // changedAttributes are the names of the top-level attributes that differ.
-func changedAttributes(t *testing.T, h *acctest.ProtoHarness, before, after *tfprotov6.DynamicValue) []string {
+func changedAttributes(t *testing.T, h *prototest.ProtoHarness, before, after *tfprotov6.DynamicValue) []string {
 	t.Helper()
 	var b, a map[string]tftypes.Value
 	if err := h.Value(t, before).As(&b); err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // lifecycle { destroy = false } makes the CLI forget a resource instead of
@@ -387,7 +388,7 @@ resource "mobileplan_subscription" "phone" {
 // stateID is addr's id in the state file, "" when it is not there.
 func stateID(t *testing.T, tf *acctest.CLI, addr string) string {
 	t.Helper()
-	id, _ := acctest.StateFileInstances(t, tf.Read("terraform.tfstate"), acctest.SubscriptionType)[addr].Attributes["id"].(string)
+	id, _ := acctest.StateFileInstances(t, tf.Read("terraform.tfstate"), prototest.SubscriptionType)[addr].Attributes["id"].(string)
 	return id
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 func identityIs(addr string, id knownvalue.Check) statecheck.StateCheck {
@@ -101,7 +102,7 @@ func TestImportState_emptyIDWithoutIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := acctest.DiagText(resp.Diagnostics)
+	got := prototest.DiagText(resp.Diagnostics)
 	if !strings.Contains(got, "Missing subscription id") || strings.Contains(got, "Value Conversion Error") {
 		t.Fatalf("diagnostics:\n%s", got)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // These tests call the provider server's ListResource the way Terraform's
@@ -109,7 +109,7 @@ func (s *listServer) identityType() tftypes.Type {
 	s.t.Helper()
 	resp, err := s.server.GetResourceIdentitySchemas(context.Background(), &tfprotov6.GetResourceIdentitySchemasRequest{})
 	if err != nil || hasErrors(resp.Diagnostics) {
-		s.t.Fatalf("GetResourceIdentitySchemas: %v %s", err, acctest.DiagText(resp.Diagnostics))
+		s.t.Fatalf("GetResourceIdentitySchemas: %v %s", err, prototest.DiagText(resp.Diagnostics))
 	}
 	schema, ok := resp.IdentitySchemas["mobileplan_subscription"]
 	if !ok {
@@ -203,7 +203,7 @@ func TestListResource_aFleetIsListedAfterOneWarning(t *testing.T) {
 	ds := emulator.DefaultDataset(manyPlans, fleet) // plan_004 has no label: it takes an eSIM of any
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
 	for range fleet {
-		acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
+		prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
 	}
 	s := newListServer(t, srv)
 	pages := ceilDiv(fleet, client.MaxPageSize)
@@ -367,8 +367,8 @@ func TestListResource_validatesFilters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !hasErrors(resp.Diagnostics) || !regexp.MustCompile(tc.want).MatchString(acctest.DiagText(resp.Diagnostics)) {
-			t.Errorf("%v: diagnostics %q, want an error matching %q", tc.filters, acctest.DiagText(resp.Diagnostics), tc.want)
+		if !hasErrors(resp.Diagnostics) || !regexp.MustCompile(tc.want).MatchString(prototest.DiagText(resp.Diagnostics)) {
+			t.Errorf("%v: diagnostics %q, want an error matching %q", tc.filters, prototest.DiagText(resp.Diagnostics), tc.want)
 		}
 	}
 }
@@ -376,7 +376,7 @@ func TestListResource_validatesFilters(t *testing.T) {
 func TestListResource_resultsCarryIdentityDisplayNameAndResource(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	sub := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
+	sub := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
 	s := newListServer(t, srv)
 
 	bare := s.list(nil, 0, false)
@@ -396,7 +396,7 @@ func TestListResource_resultsCarryIdentityDisplayNameAndResource(t *testing.T) {
 
 	full := s.list(nil, 0, true)
 	if len(full) != 1 || hasErrors(full[0].diags) || len(full[0].diags) != 0 {
-		t.Fatalf("include_resource = true: %d results, diagnostics %s", len(full), acctest.DiagText(full[0].diags))
+		t.Fatalf("include_resource = true: %d results, diagnostics %s", len(full), prototest.DiagText(full[0].diags))
 	}
 	res := full[0].resource
 	for attr, want := range map[string]string{"id": sub.ID, "plan_id": "plan_001", "esim_iccid": sub.EsimICCID, "state": "ready"} {
@@ -428,9 +428,9 @@ func TestListResource_pageFailureIsADiagnostic(t *testing.T) {
 	}
 	last := results[25]
 	if !hasErrors(last.diags) {
-		t.Fatalf("the last result carries no error: %s", acctest.DiagText(last.diags))
+		t.Fatalf("the last result carries no error: %s", prototest.DiagText(last.diags))
 	}
-	text := acctest.DiagText(last.diags)
+	text := prototest.DiagText(last.diags)
 	for _, want := range []string{"Could not list subscriptions", "Listing stopped at page 2, after 25 items had been read", "HTTP 401", "unauthorized", "MOBILEPLAN_API_TOKEN"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("paging error lacks %q:\n%s", want, text)

@@ -12,7 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // Every field of the service's answer shows in what the provider makes of
@@ -24,7 +24,7 @@ import (
 // without this test knowing the fields.
 func TestSubscriptionValues_showEveryFieldOfTheAnswer(t *testing.T) {
 	t.Parallel()
-	f := acctest.NewFiller(18, 2)
+	f := prototest.NewFiller(18, 2)
 	for i := range 300 {
 		var sub client.Subscription
 		f.Fill(&sub)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // The move from the generic REST provider, as a team makes it: the
@@ -217,7 +218,7 @@ type movedSubscription struct{ id, planID, esimICCID, identity string }
 func subscriptionInstances(t *testing.T, state string) map[string]movedSubscription {
 	t.Helper()
 	out := map[string]movedSubscription{}
-	for addr, inst := range acctest.StateFileInstances(t, state, acctest.SubscriptionType) {
+	for addr, inst := range acctest.StateFileInstances(t, state, prototest.SubscriptionType) {
 		out[addr] = movedSubscription{
 			id: anyString(inst.Attributes["id"]), planID: anyString(inst.Attributes["plan_id"]), esimICCID: anyString(inst.Attributes["esim_iccid"]),
 			identity: anyString(inst.Identity["id"]),

@@ -16,7 +16,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/diagnostics"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // The move from restapi_object at the protocol, as Terraform and OpenTofu
@@ -98,7 +98,7 @@ func moveRequest(t *testing.T, provider, typ string, attrs map[string]any) *tfpr
 	}
 	return &tfprotov6.MoveResourceStateRequest{
 		SourceProviderAddress: provider, SourceTypeName: typ, SourceSchemaVersion: 0,
-		SourceState: &tfprotov6.RawState{JSON: b}, TargetTypeName: acctest.SubscriptionType,
+		SourceState: &tfprotov6.RawState{JSON: b}, TargetTypeName: prototest.SubscriptionType,
 	}
 }
 
@@ -123,14 +123,14 @@ func identityOf(t *testing.T, data *tfprotov6.ResourceIdentityData) string {
 func TestMoveState_restapiObjectIsImportedState(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	sub := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
+	sub := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
 	answer := serviceAnswer(t, srv, "/v1/subscriptions/"+sub.ID)
-	h := acctest.NewProtoHarness(t, testServer(), srv)
+	h := prototest.NewProtoHarness(t, testServer(), srv)
 	ctx := context.Background()
 
-	imported, err := h.Server.ImportResourceState(ctx, &tfprotov6.ImportResourceStateRequest{TypeName: acctest.SubscriptionType, ID: sub.ID})
+	imported, err := h.Server.ImportResourceState(ctx, &tfprotov6.ImportResourceStateRequest{TypeName: prototest.SubscriptionType, ID: sub.ID})
 	if err != nil || len(imported.Diagnostics) > 0 {
-		t.Fatalf("import: %v %s", err, acctest.DiagText(imported.Diagnostics))
+		t.Fatalf("import: %v %s", err, prototest.DiagText(imported.Diagnostics))
 	}
 	importedState := h.Read(t, h.Value(t, imported.ImportedResources[0].State))
 
@@ -145,7 +145,7 @@ func TestMoveState_restapiObjectIsImportedState(t *testing.T) {
 				}
 				resp, err := unconfigured.MoveResourceState(ctx, moveRequest(t, addr, "restapi_object", restAPIObjectOf(t, shape, "/v1/subscriptions", sub.ID, answer)))
 				if err != nil || len(resp.Diagnostics) > 0 {
-					t.Fatalf("move: %v %s", err, acctest.DiagText(resp.Diagnostics))
+					t.Fatalf("move: %v %s", err, prototest.DiagText(resp.Diagnostics))
 				}
 				moved := h.Value(t, resp.TargetState)
 				if diff, _ := moved.Diff(importedState); len(diff) > 0 {
@@ -157,9 +157,9 @@ func TestMoveState_restapiObjectIsImportedState(t *testing.T) {
 				if !strings.Contains(string(resp.TargetPrivate), movedFromKey) {
 					t.Errorf("the moved state carries no mark of the move: %s", resp.TargetPrivate)
 				}
-				read, err := h.Server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: acctest.SubscriptionType, CurrentState: resp.TargetState, Private: resp.TargetPrivate})
+				read, err := h.Server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: prototest.SubscriptionType, CurrentState: resp.TargetState, Private: resp.TargetPrivate})
 				if err != nil || len(read.Diagnostics) > 0 {
-					t.Fatalf("read: %v %s", err, acctest.DiagText(read.Diagnostics))
+					t.Fatalf("read: %v %s", err, prototest.DiagText(read.Diagnostics))
 				}
 				if diff, _ := h.Value(t, read.NewState).Diff(importedState); len(diff) > 0 {
 					t.Errorf("the refreshed moved state differs from the imported one: %v", diff)
@@ -180,7 +180,7 @@ func TestMoveState_restapiObjectIsImportedState(t *testing.T) {
 func TestMoveState_refusesWhatIsNoSubscription(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	sub := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
+	sub := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
 	subAnswer := serviceAnswer(t, srv, "/v1/subscriptions/"+sub.ID)
 	plan := serviceAnswer(t, srv, "/v1/plans/plan_001")
 	for name, c := range map[string]struct {
@@ -209,7 +209,7 @@ func TestMoveState_refusesWhatIsNoSubscription(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(resp.Diagnostics) != 1 || resp.Diagnostics[0].Severity != tfprotov6.DiagnosticSeverityError {
-				t.Fatalf("want one error, got %s", acctest.DiagText(resp.Diagnostics))
+				t.Fatalf("want one error, got %s", prototest.DiagText(resp.Diagnostics))
 			}
 			text := resp.Diagnostics[0].Summary + ": " + resp.Diagnostics[0].Detail
 			for _, want := range append(c.want, "Remove") {
@@ -235,18 +235,18 @@ func TestMoveState_refusesWhatIsNoSubscription(t *testing.T) {
 func TestMoveState_unknownSubscriptionFailsTheRefresh(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	h := acctest.NewProtoHarness(t, testServer(), srv)
+	h := prototest.NewProtoHarness(t, testServer(), srv)
 	ctx := context.Background()
 	const id = "sub_00000000000000ff"
 	resp, err := h.Server.MoveResourceState(ctx, moveRequest(t, restAPIAddress, "restapi_object", restAPIObjectV1(t, "/v1/subscriptions", id)))
 	if err != nil || len(resp.Diagnostics) > 0 {
-		t.Fatalf("move: %v %s", err, acctest.DiagText(resp.Diagnostics))
+		t.Fatalf("move: %v %s", err, prototest.DiagText(resp.Diagnostics))
 	}
-	read, err := h.Server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: acctest.SubscriptionType, CurrentState: resp.TargetState, Private: resp.TargetPrivate})
+	read, err := h.Server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: prototest.SubscriptionType, CurrentState: resp.TargetState, Private: resp.TargetPrivate})
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := acctest.DiagText(read.Diagnostics)
+	text := prototest.DiagText(read.Diagnostics)
 	for _, want := range []string{"[ERROR] " + diagnostics.MoveSummary, `path "/v1/subscriptions" and id "` + id + `"`, "HTTP 404", "It is not created", "import block"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the refresh lacks %q:\n%s", want, text)
@@ -258,8 +258,8 @@ func TestMoveState_unknownSubscriptionFailsTheRefresh(t *testing.T) {
 
 	// Without the mark, a subscription gone is forgotten with a warning,
 	// as before: the mark alone makes the difference.
-	plain, err := h.Server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: acctest.SubscriptionType, CurrentState: resp.TargetState})
-	if err != nil || !strings.Contains(acctest.DiagText(plain.Diagnostics), "[WARNING] Subscription no longer exists") {
-		t.Errorf("an unmarked subscription gone: %v %s", err, acctest.DiagText(plain.Diagnostics))
+	plain, err := h.Server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: prototest.SubscriptionType, CurrentState: resp.TargetState})
+	if err != nil || !strings.Contains(prototest.DiagText(plain.Diagnostics), "[WARNING] Subscription no longer exists") {
+		t.Errorf("an unmarked subscription gone: %v %s", err, prototest.DiagText(plain.Diagnostics))
 	}
 }

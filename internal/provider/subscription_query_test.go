@@ -16,14 +16,15 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 func TestAccSubscription_query(t *testing.T) {
 	t.Parallel()
 	acctest.RequireCLI(t, acctest.Query)
 	srv := startEmulator(t)
-	older := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
-	newer := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
+	older := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_002"})
+	newer := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
 	if err := srv.Activate(older.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestCLI_queryLimitSaysWhatItCut(t *testing.T) {
 	ds := emulator.DefaultDataset(manyPlans, 4*existing) // eSIMs of every label for the three plans
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
 	for i := range existing {
-		acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: []string{"plan_010", "plan_001", "plan_002"}[i%3]})
+		prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: []string{"plan_010", "plan_001", "plan_002"}[i%3]})
 	}
 	tf := newTerraformCLI(t)
 	tf.Write("main.tf", cliProvider(srv))

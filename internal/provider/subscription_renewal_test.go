@@ -20,7 +20,7 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // renewalCase is one subscription of the renewal tests: an inline plan of
@@ -72,7 +72,7 @@ resource "mobileplan_subscription" %q {
 // provider's) renewalAdvance forward.
 func activateRenewalCases(t *testing.T, srv *emulatortest.Server) {
 	t.Helper()
-	subs, err := client.Collect(acctest.ServiceClient(t, srv).Subscriptions(t.Context()), nil, 0)
+	subs, err := client.Collect(prototest.ServiceClient(t, srv).Subscriptions(t.Context()), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ resource "mobileplan_subscription" "s" {
 			{
 				PreConfig: func() {
 					creates = srv.RequestCounts()["POST /v1/subscriptions"]
-					subs, err := client.Collect(acctest.ServiceClient(t, srv).Subscriptions(t.Context()), nil, 0)
+					subs, err := client.Collect(prototest.ServiceClient(t, srv).Subscriptions(t.Context()), nil, 0)
 					if err != nil || len(subs) != 1 {
 						t.Fatalf("subscriptions %v %v", subs, err)
 					}

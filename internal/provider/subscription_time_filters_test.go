@@ -13,6 +13,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // expiryFixture is an account whose subscriptions expire at days apart,
@@ -33,7 +34,7 @@ func startExpiryFixture(t *testing.T) expiryFixture {
 		return client.CreateSubscriptionRequest{Plan: &client.InlinePlan{CoverageID: "cov-eu", DataMBs: 100 + days, PeriodDays: days}}
 	}
 	f := expiryFixture{srv: srv}
-	f.expired = acctest.CreateAt(t, srv, inline(1))
+	f.expired = prototest.CreateAt(t, srv, inline(1))
 	activate := func(s *client.Subscription) {
 		if err := srv.Activate(s.ID); err != nil {
 			t.Fatal(err)
@@ -43,7 +44,7 @@ func startExpiryFixture(t *testing.T) expiryFixture {
 	if _, err := srv.AdvanceClock(2 * 24 * 3600); err != nil {
 		t.Fatal(err)
 	}
-	f.soon, f.later, f.notActive = acctest.CreateAt(t, srv, inline(3)), acctest.CreateAt(t, srv, inline(30)), acctest.CreateAt(t, srv, inline(2))
+	f.soon, f.later, f.notActive = prototest.CreateAt(t, srv, inline(3)), prototest.CreateAt(t, srv, inline(30)), prototest.CreateAt(t, srv, inline(2))
 	activate(f.soon)
 	activate(f.later)
 	f.serviceNow = time.Unix(srv.Now(), 0)

@@ -16,6 +16,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // testdata/schema-v0 is a state written by the previous release: Terraform
@@ -94,7 +95,7 @@ func TestCLI_stateOfThePreviousSchemaPlansNoChanges(t *testing.T) {
 	noDrift("the previous release's state")
 
 	c.Must("apply", "-refresh-only", "-auto-approve", "-input=false")
-	before, after := acctest.StateFileInstances(t, v0, acctest.SubscriptionType), acctest.StateFileInstances(t, c.Read("terraform.tfstate"), acctest.SubscriptionType)
+	before, after := acctest.StateFileInstances(t, v0, prototest.SubscriptionType), acctest.StateFileInstances(t, c.Read("terraform.tfstate"), prototest.SubscriptionType)
 	if len(after) != 2 {
 		t.Fatalf("%d subscriptions in the refreshed state, want 2", len(after))
 	}
@@ -123,7 +124,7 @@ func TestCLI_stateOfThePreviousSchemaPlansNoChanges(t *testing.T) {
 		}
 	}
 
-	if err := srv.RecordUsage(after[acctest.SubscriptionType+".from_id"].Attributes["id"].(string), 250_000_000); err != nil {
+	if err := srv.RecordUsage(after[prototest.SubscriptionType+".from_id"].Attributes["id"].(string), 250_000_000); err != nil {
 		t.Fatal(err)
 	}
 	noDrift("data used after the upgrade")
@@ -136,18 +137,18 @@ func TestCLI_stateOfThePreviousSchemaPlansNoChanges(t *testing.T) {
 func TestUpgradeResourceState_previousSchema(t *testing.T) {
 	t.Parallel()
 	srv := startSchemaV0Emulator(t)
-	h := acctest.NewProtoHarness(t, testServer(), srv)
-	previous := acctest.StateFileInstances(t, schemaV0State(t), acctest.SubscriptionType)
+	h := prototest.NewProtoHarness(t, testServer(), srv)
+	previous := acctest.StateFileInstances(t, schemaV0State(t), prototest.SubscriptionType)
 	if len(previous) != 2 {
 		t.Fatalf("%d subscriptions in the previous release's state, want 2", len(previous))
 	}
 	for name, inst := range previous {
 		raw := []byte(jsonText(t, inst.Attributes))
 		resp, err := h.Server.UpgradeResourceState(context.Background(), &tfprotov6.UpgradeResourceStateRequest{
-			TypeName: acctest.SubscriptionType, Version: inst.SchemaVersion, RawState: &tfprotov6.RawState{JSON: raw},
+			TypeName: prototest.SubscriptionType, Version: inst.SchemaVersion, RawState: &tfprotov6.RawState{JSON: raw},
 		})
 		if err != nil || len(resp.Diagnostics) > 0 {
-			t.Fatalf("%s: upgrade: %v %s", name, err, acctest.DiagText(resp.Diagnostics))
+			t.Fatalf("%s: upgrade: %v %s", name, err, prototest.DiagText(resp.Diagnostics))
 		}
 		// The state as version 2 sees it: the same JSON, the attribute it
 		// no longer has left out,

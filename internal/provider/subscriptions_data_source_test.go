@@ -15,6 +15,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 func TestAccSubscriptionsDataSource_parity(t *testing.T) {
@@ -65,7 +66,7 @@ func TestCLI_bulkImportExample(t *testing.T) {
 	var ids []string
 	for i := range existing {
 		planID := []string{"plan_010", "plan_001", "plan_002"}[i%3] // no label (any eSIM), global, europe
-		ids = append(ids, acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: planID}).ID)
+		ids = append(ids, prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: planID}).ID)
 	}
 	cutoff := time.Unix(srv.Now()+1, 0).UTC().Format(time.RFC3339)
 	expired, elsewhere := ids[3], ids[7]
@@ -75,7 +76,7 @@ func TestCLI_bulkImportExample(t *testing.T) {
 	if _, err := srv.AdvanceClock(400 * 24 * 3600); err != nil {
 		t.Fatal(err)
 	}
-	later := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_010"}).ID
+	later := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_010"}).ID
 	tf := newTerraformCLI(t, EnvBaseURL+"="+srv.URL, EnvAPIToken+"="+srv.Token)
 	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "bulk-import", "main.tf"))
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/journal"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/journal/journaltest"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // A leftover stands for a new subscription only when it was never used
@@ -71,11 +71,11 @@ func leftAtTheService(t *testing.T, n int) (*emulatortest.Server, *client.Client
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
 	var ids []string
 	for range n {
-		ids = append(ids, acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"}).ID)
+		ids = append(ids, prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"}).ID)
 	}
 	dir := t.TempDir()
 	killedRunLeft(t, dir, srv.URL, ids)
-	return srv, acctest.ServiceClient(t, srv), dir, ids
+	return srv, prototest.ServiceClient(t, srv), dir, ids
 }
 
 // The recovery adapter as an apply's provider serves it with a journal,
@@ -137,7 +137,7 @@ func TestSession_takesEachLeftoverOnceByThePage(t *testing.T) {
 // sent, at plan time and at apply; off, creates go on without it.
 func TestSession_aJournalThatCannotBeWrittenSendsNothing(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{})
-	c := acctest.ServiceClient(t, srv)
+	c := prototest.ServiceClient(t, srv)
 	dir := t.TempDir()
 	t.Setenv("TF_DATA_DIR", "")
 	t.Setenv("TF_WORKSPACE", "")
@@ -183,7 +183,7 @@ func TestSession_aJournalThatCannotBeWrittenSendsNothing(t *testing.T) {
 // dismissed_leftovers names it; nothing is bought in its stead silently.
 func TestSession_aCreateALookFindsNothingForIsNamedUntilDismissed(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{})
-	c := acctest.ServiceClient(t, srv)
+	c := prototest.ServiceClient(t, srv)
 	dir := t.TempDir()
 	t.Setenv("TF_DATA_DIR", "")
 	t.Setenv("TF_WORKSPACE", "")

@@ -9,8 +9,8 @@
 //     warnings, `plan -generate-config-out`, TF_LOG output, the requests one
 //     command sends, or a provider binary of its own (a build of main, or of
 //     another composition).
-//   - ProtoHarness, to call the protocol server directly, without a CLI:
-//     comparing two servers call by call, and benchmarks.
+//   - prototest's ProtoHarness, to call the protocol server directly,
+//     without a CLI: comparing two servers call by call, and benchmarks.
 //
-// Main is the TestMain of every package that uses them.
+// Main is the TestMain of every package that runs a CLI.
 package acctest

@@ -13,8 +13,8 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // payloadKey holds what each request's context carries in these tests,
@@ -39,20 +39,20 @@ func TestReleaseContexts_keepsNothingOfAnsweredRequests(t *testing.T) {
 		{name: "as served", server: provider.NewProtocol6("test")(), atMost: 1024},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := acctest.NewProtoHarness(t, tc.server, srv)
-			sub := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
-			raw := &tfprotov6.RawState{JSON: acctest.StateJSON(t, h.Read(t, h.Object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, sub.ID)})))}
+			h := prototest.NewProtoHarness(t, tc.server, srv)
+			sub := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
+			raw := &tfprotov6.RawState{JSON: prototest.StateJSON(t, h.Read(t, h.Object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, sub.ID)})))}
 			schemas, err := h.Server.GetProviderSchema(t.Context(), &tfprotov6.GetProviderSchemaRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			version := schemas.ResourceSchemas[acctest.SubscriptionType].Version
+			version := schemas.ResourceSchemas[prototest.SubscriptionType].Version
 			before := liveHeap()
 			for range requests {
 				ctx := context.WithValue(t.Context(), payloadKey{}, make([]byte, payload))
-				resp, err := h.Server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: acctest.SubscriptionType, Version: version, RawState: raw})
+				resp, err := h.Server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: prototest.SubscriptionType, Version: version, RawState: raw})
 				if err != nil || len(resp.Diagnostics) > 0 {
-					t.Fatalf("upgrade: %v %s", err, acctest.DiagText(resp.Diagnostics))
+					t.Fatalf("upgrade: %v %s", err, prototest.DiagText(resp.Diagnostics))
 				}
 			}
 			after := liveHeap()

@@ -15,7 +15,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/protocol"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // frameworkPlans counts the plans a wrapper leaves to the framework.
@@ -41,8 +41,8 @@ func TestCreatePlan_sameAsFramework(t *testing.T) {
 	t.Parallel()
 	dataset := emulator.DefaultDataset(emulator.DefaultPlans, 12)
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &dataset})
-	framework := acctest.NewProtoHarness(t, providerserver.NewProtocol6(provider.New("test")())(), srv)
-	served := acctest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
+	framework := prototest.NewProtoHarness(t, providerserver.NewProtocol6(provider.New("test")())(), srv)
+	served := prototest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
 	wrapper := accelerator(t, served.Server)
 	counted := &frameworkPlans{Server: *wrapper.Framework()}
 	*wrapper.Framework() = counted
@@ -75,7 +75,7 @@ func TestCreatePlan_sameAsFramework(t *testing.T) {
 	)
 	rng := rand.New(rand.NewPCG(36, 1))
 	for range 100 {
-		if v := acctest.RandomValue(rng, h.Type, true); !v.IsNull() && v.IsKnown() {
+		if v := prototest.RandomValue(rng, h.Type, true); !v.IsNull() && v.IsKnown() {
 			configs = append(configs, v)
 		}
 	}
@@ -91,14 +91,14 @@ func TestCreatePlan_sameAsFramework(t *testing.T) {
 	identity := tftypes.NewValue(identityType, map[string]tftypes.Value{"id": str("sub_0123456789abcdef")})
 	findings := map[string]int{}
 	for i, config := range configs {
-		req := func(h *acctest.ProtoHarness) *tfprotov6.PlanResourceChangeRequest {
-			r := &tfprotov6.PlanResourceChangeRequest{TypeName: acctest.SubscriptionType, Config: h.DV(t, config),
+		req := func(h *prototest.ProtoHarness) *tfprotov6.PlanResourceChangeRequest {
+			r := &tfprotov6.PlanResourceChangeRequest{TypeName: prototest.SubscriptionType, Config: h.DV(t, config),
 				PriorState: h.DV(t, tftypes.NewValue(h.Type, nil)), ProposedNewState: h.DV(t, config)}
 			switch i % 3 {
 			case 1:
 				r.PriorState = nil
 			case 2:
-				r.PriorIdentity = &tfprotov6.ResourceIdentityData{IdentityData: acctest.DynamicValue(t, identityType, identity)}
+				r.PriorIdentity = &tfprotov6.ResourceIdentityData{IdentityData: prototest.DynamicValue(t, identityType, identity)}
 			}
 			return r
 		}
@@ -141,19 +141,19 @@ func TestCreatePlan_eachServerItsOwnConfiguration(t *testing.T) {
 	empty := emulator.DefaultDataset(emulator.DefaultPlans, 0)
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &empty})
 	factory := provider.NewProtocol6("test")
-	checked := acctest.NewProtoHarness(t, factory(), srv)
-	settings := acctest.EmulatorSettings(srv)
+	checked := prototest.NewProtoHarness(t, factory(), srv)
+	settings := prototest.EmulatorSettings(srv)
 	settings["preflight"] = "off"
-	if _, diags := acctest.ConfigureServer(t, factory(), settings); len(diags) > 0 {
-		t.Fatal(acctest.DiagText(diags))
+	if _, diags := prototest.ConfigureServer(t, factory(), settings); len(diags) > 0 {
+		t.Fatal(prototest.DiagText(diags))
 	}
 	config := checked.DV(t, checked.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
-	resp, err := checked.Server.PlanResourceChange(context.Background(), &tfprotov6.PlanResourceChangeRequest{TypeName: acctest.SubscriptionType,
+	resp, err := checked.Server.PlanResourceChange(context.Background(), &tfprotov6.PlanResourceChangeRequest{TypeName: prototest.SubscriptionType,
 		Config: config, PriorState: checked.DV(t, tftypes.NewValue(checked.Type, nil)), ProposedNewState: config})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if text := acctest.DiagText(resp.Diagnostics); !strings.Contains(text, "Not enough free eSIMs") {
+	if text := prototest.DiagText(resp.Diagnostics); !strings.Contains(text, "Not enough free eSIMs") {
 		t.Errorf("a server whose preflight is on planned a create with no eSIM left without a finding: %q", text)
 	}
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // accelerator is the speed-ups' server in server, the provider as served:
@@ -37,22 +37,22 @@ func accelerator(tb testing.TB, server tfprotov6.ProviderServer) *fastpath.Proto
 func identityType(tb testing.TB, server tfprotov6.ProviderServer) tftypes.Type {
 	tb.Helper()
 	resp, err := server.GetResourceIdentitySchemas(context.Background(), &tfprotov6.GetResourceIdentitySchemasRequest{})
-	if err != nil || len(resp.Diagnostics) > 0 || resp.IdentitySchemas[acctest.SubscriptionType] == nil {
+	if err != nil || len(resp.Diagnostics) > 0 || resp.IdentitySchemas[prototest.SubscriptionType] == nil {
 		tb.Fatalf("identity schema: %v %v", err, resp)
 	}
-	return resp.IdentitySchemas[acctest.SubscriptionType].ValueType()
+	return resp.IdentitySchemas[prototest.SubscriptionType].ValueType()
 }
 
 // lifecycleStates are states of subscriptions the service made and changed
 // on its own, read through h as Terraform would store them: made from a
 // plan id and from an inline plan, ready, active, with data used and
 // expired.
-func lifecycleStates(t *testing.T, srv *emulatortest.Server, h *acctest.ProtoHarness) []tftypes.Value {
+func lifecycleStates(t *testing.T, srv *emulatortest.Server, h *prototest.ProtoHarness) []tftypes.Value {
 	t.Helper()
 	inline := &client.InlinePlan{CoverageID: "cov-eu", DataMBs: 2048, PeriodDays: 30}
-	fromID := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
-	other := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
-	fromInline := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{Plan: inline})
+	fromID := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_001"})
+	other := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
+	fromInline := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{Plan: inline})
 	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 	num := func(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
 	inlineValue := tftypes.NewValue(h.Type.AttributeTypes["plan"], map[string]tftypes.Value{

@@ -13,7 +13,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // BenchmarkProtocol measures, per subscription, the calls a refreshing plan
@@ -23,10 +23,10 @@ import (
 // not depend on the machine's load the way `make bench`'s wall times do.
 func BenchmarkProtocol(b *testing.B) {
 	srv := emulatortest.Start(b, emulator.Options{})
-	sub := acctest.CreateAt(b, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
+	sub := prototest.CreateAt(b, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
 	server := provider.NewProtocol6("bench")()
-	h := acctest.NewProtoHarness(b, server, srv)
-	framework := acctest.NewProtoHarness(b, providerserver.NewProtocol6(provider.New("bench")())(), srv).Server
+	h := prototest.NewProtoHarness(b, server, srv)
+	framework := prototest.NewProtoHarness(b, providerserver.NewProtocol6(provider.New("bench")())(), srv).Server
 	prior := h.Read(b, h.Object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, sub.ID)}))
 	config := h.DV(b, h.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
 	priorDV := h.DV(b, prior)
@@ -35,7 +35,7 @@ func BenchmarkProtocol(b *testing.B) {
 	ctx := context.Background()
 	check := func(b *testing.B, diags []*tfprotov6.Diagnostic, err error) {
 		if err != nil || len(diags) > 0 {
-			b.Fatalf("%v %s", err, acctest.DiagText(diags))
+			b.Fatalf("%v %s", err, prototest.DiagText(diags))
 		}
 	}
 
@@ -53,33 +53,33 @@ func BenchmarkProtocol(b *testing.B) {
 	}
 
 	runEach(map[string]tfprotov6.ProviderServer{"validate": server, "validate_framework_only": framework}, func(s tfprotov6.ProviderServer) ([]*tfprotov6.Diagnostic, error) {
-		resp, err := s.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: acctest.SubscriptionType, Config: config})
+		resp, err := s.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: prototest.SubscriptionType, Config: config})
 		return resp.Diagnostics, err
 	})
 	b.Run("upgrade", func(b *testing.B) {
-		raw := &tfprotov6.RawState{JSON: acctest.StateJSON(b, prior)}
+		raw := &tfprotov6.RawState{JSON: prototest.StateJSON(b, prior)}
 		// Of the current version, as every plan after the first refresh
 		// with this release sends it.
 		schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		version := schemas.ResourceSchemas[acctest.SubscriptionType].Version
+		version := schemas.ResourceSchemas[prototest.SubscriptionType].Version
 		b.ReportAllocs()
 		for b.Loop() {
-			resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: acctest.SubscriptionType, Version: version, RawState: raw})
+			resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: prototest.SubscriptionType, Version: version, RawState: raw})
 			check(b, resp.Diagnostics, err)
 		}
 	})
 	// The provider without this package, configured like h: the anchor of
 	// each speed-up.
-	plain := acctest.NewProtoHarness(b, providerserver.NewProtocol6(provider.New("bench")())(), srv).Server
+	plain := prototest.NewProtoHarness(b, providerserver.NewProtocol6(provider.New("bench")())(), srv).Server
 	runEach(map[string]tfprotov6.ProviderServer{"read": server, "read_without_fastpath": plain}, func(s tfprotov6.ProviderServer) ([]*tfprotov6.Diagnostic, error) {
-		resp, err := s.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: acctest.SubscriptionType, CurrentState: priorDV})
+		resp, err := s.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: prototest.SubscriptionType, CurrentState: priorDV})
 		return resp.Diagnostics, err
 	})
 	runEach(map[string]tfprotov6.ProviderServer{"plan_no_change": server, "plan_no_change_framework_only": framework}, func(s tfprotov6.ProviderServer) ([]*tfprotov6.Diagnostic, error) {
-		resp, err := s.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: acctest.SubscriptionType,
+		resp, err := s.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: prototest.SubscriptionType,
 			Config: config, PriorState: priorDV, ProposedNewState: proposedDV})
 		return resp.Diagnostics, err
 	})
@@ -87,7 +87,7 @@ func BenchmarkProtocol(b *testing.B) {
 	// one: its diagnostics are part of the answer, on both servers.
 	null := h.DV(b, tftypes.NewValue(h.Type, nil))
 	runEach(map[string]tfprotov6.ProviderServer{"plan_create": server, "plan_create_framework_only": framework}, func(s tfprotov6.ProviderServer) ([]*tfprotov6.Diagnostic, error) {
-		_, err := s.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: acctest.SubscriptionType,
+		_, err := s.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: prototest.SubscriptionType,
 			Config: config, PriorState: null, ProposedNewState: createPlan})
 		return nil, err
 	})

@@ -17,7 +17,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // TestUnchangedPlan_sameAsFramework is the proof of unchangedPlan: on many
@@ -31,14 +31,14 @@ import (
 func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{})
-	framework := acctest.NewProtoHarness(t, providerserver.NewProtocol6(provider.New("test")())(), srv)
-	served := acctest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
+	framework := prototest.NewProtoHarness(t, providerserver.NewProtocol6(provider.New("test")())(), srv)
+	served := prototest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
 	wrapper := accelerator(t, served.Server)
 
 	states := lifecycleStates(t, srv, served)
 	rng := rand.New(rand.NewPCG(15, 2))
 	for len(states) < 200 {
-		if v := acctest.RandomValue(rng, served.Type, false); !v.IsNull() {
+		if v := prototest.RandomValue(rng, served.Type, false); !v.IsNull() {
 			states = append(states, v)
 		}
 	}
@@ -48,7 +48,7 @@ func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 	for i, state := range states {
 		configs := []tftypes.Value{
 			served.ConfigOf(state),
-			acctest.RandomValue(rng, served.Type, true),
+			prototest.RandomValue(rng, served.Type, true),
 			served.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)}),
 		}
 		var id string
@@ -68,17 +68,17 @@ func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 					// Terraform encodes both states with cty, which
 					// orders map keys; tftypes does not, so the test
 					// encodes once.
-					req := func(h *acctest.ProtoHarness) *tfprotov6.PlanResourceChangeRequest {
+					req := func(h *prototest.ProtoHarness) *tfprotov6.PlanResourceChangeRequest {
 						prior := h.DV(t, state)
-						r := &tfprotov6.PlanResourceChangeRequest{TypeName: acctest.SubscriptionType, Config: h.DV(t, config),
+						r := &tfprotov6.PlanResourceChangeRequest{TypeName: prototest.SubscriptionType, Config: h.DV(t, config),
 							PriorState: prior, ProposedNewState: &tfprotov6.DynamicValue{MsgPack: bytes.Clone(prior.MsgPack)},
 							ClientCapabilities: &tfprotov6.PlanResourceChangeClientCapabilities{DeferralAllowed: deferral}}
 						if identity != nil {
-							r.PriorIdentity = &tfprotov6.ResourceIdentityData{IdentityData: acctest.DynamicValue(t, identityType, *identity)}
+							r.PriorIdentity = &tfprotov6.ResourceIdentityData{IdentityData: prototest.DynamicValue(t, identityType, *identity)}
 						}
 						return r
 					}
-					if wrapper.RenewalPossible(acctest.SubscriptionType, req(served).PriorState.MsgPack) {
+					if wrapper.RenewalPossible(prototest.SubscriptionType, req(served).PriorState.MsgPack) {
 						// Possibly due for renewal: the framework's
 						// (TestUnchangedPlan_neverHidesARenewal).
 						if _, ok := wrapper.UnchangedPlan(ctx, req(served)); ok {
@@ -108,7 +108,7 @@ func TestUnchangedPlan_sameAsFramework(t *testing.T) {
 func TestUnchangedPlan_leavesEveryOtherPlanToTheFramework(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{})
-	h := acctest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
+	h := prototest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
 	wrapper := accelerator(t, h.Server)
 	state := h.Object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "sub_1")})
 	other := h.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_other")})
@@ -124,7 +124,7 @@ func TestUnchangedPlan_leavesEveryOtherPlanToTheFramework(t *testing.T) {
 		"with private state":  {prior: state, proposed: state, private: []byte(`{"k":"dg=="}`)},
 		"another type's plan": {prior: state, proposed: state},
 	} {
-		req := &tfprotov6.PlanResourceChangeRequest{TypeName: acctest.SubscriptionType, Config: h.DV(t, other),
+		req := &tfprotov6.PlanResourceChangeRequest{TypeName: prototest.SubscriptionType, Config: h.DV(t, other),
 			PriorState: h.DV(t, c.prior), ProposedNewState: h.DV(t, c.proposed), PriorPrivate: c.private}
 		if name == "another type's plan" {
 			req.TypeName = "mobileplan_other"
@@ -135,13 +135,13 @@ func TestUnchangedPlan_leavesEveryOtherPlanToTheFramework(t *testing.T) {
 	}
 }
 
-func comparePlans(t *testing.T, h *acctest.ProtoHarness, want, got *tfprotov6.PlanResourceChangeResponse) {
+func comparePlans(t *testing.T, h *prototest.ProtoHarness, want, got *tfprotov6.PlanResourceChangeResponse) {
 	t.Helper()
 	if w, g := h.Value(t, want.PlannedState), h.Value(t, got.PlannedState); !w.Equal(g) {
 		t.Errorf("planned state:\nframework %s\nwrapper   %s", w, g)
 	}
-	if acctest.DiagText(want.Diagnostics) != acctest.DiagText(got.Diagnostics) {
-		t.Errorf("diagnostics:\nframework %s\nwrapper   %s", acctest.DiagText(want.Diagnostics), acctest.DiagText(got.Diagnostics))
+	if prototest.DiagText(want.Diagnostics) != prototest.DiagText(got.Diagnostics) {
+		t.Errorf("diagnostics:\nframework %s\nwrapper   %s", prototest.DiagText(want.Diagnostics), prototest.DiagText(got.Diagnostics))
 	}
 	if len(want.RequiresReplace) != 0 || len(got.RequiresReplace) != 0 {
 		t.Errorf("requires replace: framework %v, wrapper %v", want.RequiresReplace, got.RequiresReplace)
@@ -160,8 +160,8 @@ func comparePlans(t *testing.T, h *acctest.ProtoHarness, want, got *tfprotov6.Pl
 func TestValidateResourceConfig_sameAsFramework(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{})
-	framework := acctest.NewProtoHarness(t, providerserver.NewProtocol6(provider.New("test")())(), srv)
-	served := acctest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
+	framework := prototest.NewProtoHarness(t, providerserver.NewProtocol6(provider.New("test")())(), srv)
+	served := prototest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
 	wrapper := accelerator(t, served.Server)
 	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 	num := func(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
@@ -179,14 +179,14 @@ func TestValidateResourceConfig_sameAsFramework(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(15, 5))
 	for range 200 {
-		if v := acctest.RandomValue(rng, served.Type, true); !v.IsNull() && v.IsKnown() {
+		if v := prototest.RandomValue(rng, served.Type, true); !v.IsNull() && v.IsKnown() {
 			configs = append(configs, v)
 		}
 	}
 	ctx := context.Background()
 	valid := 0
 	for i, config := range configs {
-		want, err := framework.Server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: acctest.SubscriptionType, Config: framework.DV(t, config)})
+		want, err := framework.Server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: prototest.SubscriptionType, Config: framework.DV(t, config)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +195,7 @@ func TestValidateResourceConfig_sameAsFramework(t *testing.T) {
 		}
 		dv := served.DV(t, config)
 		for range 2 {
-			got, err := served.Server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: acctest.SubscriptionType, Config: dv})
+			got, err := served.Server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: prototest.SubscriptionType, Config: dv})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +212,7 @@ func TestValidateResourceConfig_sameAsFramework(t *testing.T) {
 }
 
 func sortedDiags(diags []*tfprotov6.Diagnostic) string {
-	lines := strings.SplitAfter(acctest.DiagText(diags), "\n")
+	lines := strings.SplitAfter(prototest.DiagText(diags), "\n")
 	slices.Sort(lines)
 	return strings.Join(lines, "")
 }

@@ -24,8 +24,8 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
-	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/fastpath"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // The codec's proof, through the provider's own resource: a server whose
@@ -46,15 +46,15 @@ func TestStateCodec_sameStatesAsFramework(t *testing.T) {
 	t.Cleanup(fake.Close)
 	srv := emulatortest.Start(t, emulator.Options{})
 
-	type pair struct{ framework, codec *acctest.ProtoHarness }
+	type pair struct{ framework, codec *prototest.ProtoHarness }
 	servers := func(url string) pair {
 		settings := map[string]string{"base_url": url, "api_token": emulatortest.Token}
-		harness := func(server tfprotov6.ProviderServer) *acctest.ProtoHarness {
-			schemas, diags := acctest.ConfigureServer(t, server, settings)
+		harness := func(server tfprotov6.ProviderServer) *prototest.ProtoHarness {
+			schemas, diags := prototest.ConfigureServer(t, server, settings)
 			if len(diags) > 0 {
-				t.Fatal(acctest.DiagText(diags))
+				t.Fatal(prototest.DiagText(diags))
 			}
-			return &acctest.ProtoHarness{Server: server, Type: schemas.ResourceSchemas[acctest.SubscriptionType].ValueType().(tftypes.Object)}
+			return &prototest.ProtoHarness{Server: server, Type: schemas.ResourceSchemas[prototest.SubscriptionType].ValueType().(tftypes.Object)}
 		}
 		return pair{
 			framework: harness(providerserver.NewProtocol6(provider.New("test")())()),
@@ -64,12 +64,12 @@ func TestStateCodec_sameStatesAsFramework(t *testing.T) {
 	onEmulator, onFake := servers(srv.URL), servers(fake.URL)
 	identity := identityType(t, onFake.framework.Server)
 
-	compare := func(what string, p pair, read func(h *acctest.ProtoHarness) (state, id *tfprotov6.DynamicValue, diags []*tfprotov6.Diagnostic)) {
+	compare := func(what string, p pair, read func(h *prototest.ProtoHarness) (state, id *tfprotov6.DynamicValue, diags []*tfprotov6.Diagnostic)) {
 		t.Helper()
 		wantState, wantID, wantDiags := read(p.framework)
 		gotState, gotID, gotDiags := read(p.codec)
-		if acctest.DiagText(gotDiags) != acctest.DiagText(wantDiags) {
-			t.Fatalf("%s: diagnostics\n%s\nwant\n%s", what, acctest.DiagText(gotDiags), acctest.DiagText(wantDiags))
+		if prototest.DiagText(gotDiags) != prototest.DiagText(wantDiags) {
+			t.Fatalf("%s: diagnostics\n%s\nwant\n%s", what, prototest.DiagText(gotDiags), prototest.DiagText(wantDiags))
 		}
 		if len(wantDiags) > 0 {
 			return
@@ -86,18 +86,18 @@ func TestStateCodec_sameStatesAsFramework(t *testing.T) {
 			t.Fatalf("%s: identity %s, want %s (%v %v)", what, gotIdentity, wantIdentity, err1, err2)
 		}
 	}
-	readOf := func(prior tftypes.Value) func(h *acctest.ProtoHarness) (*tfprotov6.DynamicValue, *tfprotov6.DynamicValue, []*tfprotov6.Diagnostic) {
-		return func(h *acctest.ProtoHarness) (*tfprotov6.DynamicValue, *tfprotov6.DynamicValue, []*tfprotov6.Diagnostic) {
-			resp, err := h.Server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: acctest.SubscriptionType, CurrentState: h.DV(t, prior)})
+	readOf := func(prior tftypes.Value) func(h *prototest.ProtoHarness) (*tfprotov6.DynamicValue, *tfprotov6.DynamicValue, []*tfprotov6.Diagnostic) {
+		return func(h *prototest.ProtoHarness) (*tfprotov6.DynamicValue, *tfprotov6.DynamicValue, []*tfprotov6.Diagnostic) {
+			resp, err := h.Server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: prototest.SubscriptionType, CurrentState: h.DV(t, prior)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return resp.NewState, identityData(resp.NewIdentity), resp.Diagnostics
 		}
 	}
-	createOf := func(planned tftypes.Value) func(h *acctest.ProtoHarness) (*tfprotov6.DynamicValue, *tfprotov6.DynamicValue, []*tfprotov6.Diagnostic) {
-		return func(h *acctest.ProtoHarness) (*tfprotov6.DynamicValue, *tfprotov6.DynamicValue, []*tfprotov6.Diagnostic) {
-			resp, err := h.Server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{TypeName: acctest.SubscriptionType,
+	createOf := func(planned tftypes.Value) func(h *prototest.ProtoHarness) (*tfprotov6.DynamicValue, *tfprotov6.DynamicValue, []*tfprotov6.Diagnostic) {
+		return func(h *prototest.ProtoHarness) (*tfprotov6.DynamicValue, *tfprotov6.DynamicValue, []*tfprotov6.Diagnostic) {
+			resp, err := h.Server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{TypeName: prototest.SubscriptionType,
 				PriorState: h.DV(t, tftypes.NewValue(h.Type, nil)), PlannedState: h.DV(t, planned), Config: h.DV(t, planned)})
 			if err != nil {
 				t.Fatal(err)
@@ -113,7 +113,7 @@ func TestStateCodec_sameStatesAsFramework(t *testing.T) {
 	h := onFake.framework
 	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 	num := func(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
-	f := acctest.NewFiller(15, 4)
+	f := prototest.NewFiller(15, 4)
 	for i := range 300 {
 		var sub client.Subscription
 		f.Fill(&sub)
@@ -148,7 +148,7 @@ func TestStateCodec_sameStatesAsFramework(t *testing.T) {
 
 	rng := rand.New(rand.NewPCG(27, 1))
 	for i := range 200 {
-		prior := acctest.RandomValue(rng, h.Type, false)
+		prior := prototest.RandomValue(rng, h.Type, false)
 		var attrs map[string]tftypes.Value
 		if prior.IsNull() || prior.As(&attrs) != nil {
 			continue

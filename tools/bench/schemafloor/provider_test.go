@@ -19,6 +19,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 var update = flag.Bool("update", false, "rewrite sample.json from the provider's state of a new subscription")
@@ -68,12 +69,12 @@ func TestSchema_sameAsProvider(t *testing.T) {
 func TestCreate_stateLikeOurs(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{})
-	sub := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
-	h := acctest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
+	sub := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
+	h := prototest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
 	want := h.Read(t, h.Object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, sub.ID)}))
 	if *update {
 		var out bytes.Buffer
-		if err := json.Indent(&out, acctest.StateJSON(t, want), "", "  "); err != nil {
+		if err := json.Indent(&out, prototest.StateJSON(t, want), "", "  "); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile("sample.json", append(out.Bytes(), '\n'), 0o644); err != nil {
@@ -84,25 +85,25 @@ func TestCreate_stateLikeOurs(t *testing.T) {
 
 	ctx := context.Background()
 	floor := providerserver.NewProtocol6(floorProvider)()
-	if _, diags := acctest.ConfigureServer(t, floor, nil); len(diags) > 0 {
-		t.Fatal(acctest.DiagText(diags))
+	if _, diags := prototest.ConfigureServer(t, floor, nil); len(diags) > 0 {
+		t.Fatal(prototest.DiagText(diags))
 	}
-	fh := &acctest.ProtoHarness{Server: floor, Type: h.Type}
+	fh := &prototest.ProtoHarness{Server: floor, Type: h.Type}
 	config := fh.DV(t, fh.Object(map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "plan_004")}))
 	null := fh.DV(t, tftypes.NewValue(h.Type, nil))
 	planned, err := floor.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
 		TypeName: subscriptionType, PriorState: null, ProposedNewState: config, Config: config,
 	})
 	if err != nil || len(planned.Diagnostics) > 0 {
-		t.Fatalf("plan: %v %s", err, acctest.DiagText(planned.Diagnostics))
+		t.Fatalf("plan: %v %s", err, prototest.DiagText(planned.Diagnostics))
 	}
 	applied, err := floor.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
 		TypeName: subscriptionType, PriorState: null, PlannedState: planned.PlannedState, Config: config,
 	})
 	if err != nil || len(applied.Diagnostics) > 0 {
-		t.Fatalf("apply: %v %s", err, acctest.DiagText(applied.Diagnostics))
+		t.Fatalf("apply: %v %s", err, prototest.DiagText(applied.Diagnostics))
 	}
-	sameShape(t, acctest.StateJSON(t, fh.Value(t, applied.NewState)), acctest.StateJSON(t, want))
+	sameShape(t, prototest.StateJSON(t, fh.Value(t, applied.NewState)), prototest.StateJSON(t, want))
 	if applied.NewIdentity == nil {
 		t.Error("no identity")
 	}
@@ -114,27 +115,27 @@ func TestCreate_stateLikeOurs(t *testing.T) {
 func TestImport_stateLikeOurs(t *testing.T) {
 	t.Parallel()
 	srv := emulatortest.Start(t, emulator.Options{})
-	sub := acctest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
-	h := acctest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
+	sub := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_004"})
+	h := prototest.NewProtoHarness(t, provider.NewProtocol6("test")(), srv)
 	want := h.Read(t, h.Object(map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, sub.ID)}))
 
 	ctx := context.Background()
 	floor := providerserver.NewProtocol6(floorProvider)()
-	if _, diags := acctest.ConfigureServer(t, floor, nil); len(diags) > 0 {
-		t.Fatal(acctest.DiagText(diags))
+	if _, diags := prototest.ConfigureServer(t, floor, nil); len(diags) > 0 {
+		t.Fatal(prototest.DiagText(diags))
 	}
-	fh := &acctest.ProtoHarness{Server: floor, Type: h.Type}
+	fh := &prototest.ProtoHarness{Server: floor, Type: h.Type}
 	imported, err := floor.ImportResourceState(ctx, &tfprotov6.ImportResourceStateRequest{TypeName: subscriptionType, ID: sub.ID})
 	if err != nil || len(imported.Diagnostics) > 0 || len(imported.ImportedResources) != 1 {
-		t.Fatalf("import: %v %s", err, acctest.DiagText(imported.Diagnostics))
+		t.Fatalf("import: %v %s", err, prototest.DiagText(imported.Diagnostics))
 	}
 	read, err := floor.ReadResource(ctx, &tfprotov6.ReadResourceRequest{
 		TypeName: subscriptionType, CurrentState: imported.ImportedResources[0].State, CurrentIdentity: imported.ImportedResources[0].Identity,
 	})
 	if err != nil || len(read.Diagnostics) > 0 {
-		t.Fatalf("read: %v %s", err, acctest.DiagText(read.Diagnostics))
+		t.Fatalf("read: %v %s", err, prototest.DiagText(read.Diagnostics))
 	}
-	got := sameShape(t, acctest.StateJSON(t, fh.Value(t, read.NewState)), acctest.StateJSON(t, want))
+	got := sameShape(t, prototest.StateJSON(t, fh.Value(t, read.NewState)), prototest.StateJSON(t, want))
 	if string(got["id"]) != fmt.Sprintf("%q", sub.ID) {
 		t.Errorf("the floor read id %s, want %s", got["id"], sub.ID)
 	}
