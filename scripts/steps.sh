@@ -24,15 +24,15 @@ timed() {
   $GO run gotest.tools/gotestsum@v1.13.0 --format pkgname-and-test-fails --jsonfile "bin/test-times/$pass.json" -- "$@"
 }
 
-# packages cached|programs: the module's packages whose tests can start no
-# program but their own binary (their tests import neither os/exec nor
-# terraform-plugin-testing nor internal/provider/acctest, which run CLIs),
-# or the others. Go's test cache keys a result on the test binary, the
+# packages cached|programs [PATTERN]: the packages (of PATTERN, default the
+# module's) whose tests can start no program but their own binary (their
+# tests import neither os/exec nor terraform-plugin-testing nor
+# internal/provider/acctest, which run CLIs), or the others. Go's test cache keys a result on the test binary, the
 # environment variables its tests read and the files they open: for the
 # first kind that is every input, so make test lets Go reuse a result
 # whose inputs did not change; the others run each time (-count=1).
 packages() {
-  $GO list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... |
+  $GO list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' "${2:-./...}" |
     awk -v want="$1" '{ p = 0; for (i = 2; i <= NF; i++) if ($i == "os/exec" || $i ~ /hashicorp\/terraform-plugin-testing/ || $i ~ /internal\/provider\/acctest$/) p = 1
       if ((want == "programs") == p) print $1 }'
 }
@@ -120,10 +120,10 @@ release-snapshot() {
 
 case "${1:-}" in
 cli-checks | race | opentofu-mirror | install | emulator | generate | tidy-check | mirror | release-snapshot | test-times) "$1" ;;
-packages) packages "$2" ;;
+packages) shift; packages "$@" ;;
 timed) shift; timed "$@" ;;
 *)
-  echo "usage: scripts/steps.sh packages cached|programs|cli-checks|race|opentofu-mirror|install|emulator|generate|tidy-check|mirror|release-snapshot|test-times|timed PASS ARGS..." >&2
+  echo "usage: scripts/steps.sh packages cached|programs [PATTERN]|cli-checks|race|opentofu-mirror|install|emulator|generate|tidy-check|mirror|release-snapshot|test-times|timed PASS ARGS..." >&2
   exit 2
   ;;
 esac

@@ -1,6 +1,6 @@
-// Package acctest is the test kit of the provider's packages (provider and
-// fastpath): harnesses that drive the provider as Terraform does, against
-// an in-process emulator. Which one to use:
+// Package acctest is the provider's test kit that runs CLIs: harnesses
+// that drive the provider as Terraform does, against an in-process
+// emulator. Which one to use:
 //
 //   - terraform-plugin-testing's resource.Test, for anything a
 //     configuration can show: plans, state, import, errors. It runs the
