@@ -60,7 +60,21 @@ data "mobileplan_subscriptions" "newest" { max_items = 3 }
 // example at 2,000 and more.
 func TestCLI_bulkImportExample(t *testing.T) {
 	t.Parallel()
-	const existing = 200
+	bulkImport(t, "bulk-import", 200)
+}
+
+// TestCLI_bulkImportSlicedExample runs examples/bulk-import-sliced as
+// TestCLI_bulkImportExample runs examples/bulk-import, with 60
+// subscriptions: each adopted into the slice of its id's last two
+// characters.
+func TestCLI_bulkImportSlicedExample(t *testing.T) {
+	t.Parallel()
+	bulkImport(t, "bulk-import-sliced", 60)
+}
+
+// bulkImport runs the example in examples/name against an account of
+// existing subscriptions, as TestCLI_bulkImportExample says.
+func bulkImport(t *testing.T, name string, existing int) {
 	ds := emulator.DefaultDataset(manyPlans, 4*existing) // eSIMs of every label for the three plans
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
 	var ids []string
@@ -78,11 +92,24 @@ func TestCLI_bulkImportExample(t *testing.T) {
 	}
 	later := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_010"}).ID
 	tf := newTerraformCLI(t, EnvBaseURL+"="+srv.URL, EnvAPIToken+"="+srv.Token)
-	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "bulk-import", "main.tf"))
-	if err != nil {
-		t.Fatal(err)
+	sliced := name == "bulk-import-sliced"
+	files := []string{"main.tf"}
+	if sliced {
+		files = append(files, "slice/main.tf")
 	}
-	tf.Write("main.tf", string(example))
+	for _, file := range files {
+		example, err := os.ReadFile(filepath.Join("..", "..", "examples", name, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(tf.Dir, file)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		tf.Write(file, string(example))
+	}
+	if sliced {
+		tf.Must("get") // the slice module; the provider comes from dev_overrides
+	}
 	tf.Write("terraform.tfvars", fmt.Sprintf("adopt_created_before = %q\nmanaged_elsewhere = [%q]\n", cutoff, elsewhere))
 	adopted := existing - 2
 	pages := ceilDiv(existing+1, client.MaxPageSize)
@@ -124,6 +151,23 @@ func TestCLI_bulkImportExample(t *testing.T) {
 		if strings.Contains(state, id) {
 			t.Errorf("%s was adopted", id)
 		}
+	}
+	if !sliced {
+		return
+	}
+	slices := map[string]bool{}
+	for _, id := range ids {
+		if id == expired || id == elsewhere {
+			continue
+		}
+		slice := id[len(id)-2:]
+		slices[slice] = true
+		if address := fmt.Sprintf("module.slice[%q].mobileplan_subscription.adopted[%q]", slice, id); !strings.Contains(state, address) {
+			t.Errorf("state has no %s", address)
+		}
+	}
+	if len(slices) < 2 {
+		t.Errorf("the %d subscriptions fell in %d slice: the test shows no slicing", adopted, len(slices))
 	}
 }
 
