@@ -12,9 +12,14 @@
 # curve, CLI by CLI, with the floor's beside ours. BENCH_IMPORT_COMMANDS=plan
 # runs only each route's first plan (the one the curve is about; an apply
 # of 20,000 costs an hour more). BENCH_IMPORT_ROUTES picks routes among
-# "example identity query floor bare" (default: all but bare); bare is a
-# configuration with no provider at all, terraform_data for_each over the
-# same ids, its plan alone: what the CLI costs for N instances by itself.
+# "example identity query floor bare sliced" (default: the first four);
+# bare is configurations with no provider at all, terraform_data over the
+# same ids in three shapes (bare_config), its plan alone: what the CLI costs
+# for N instances by itself; sliced is examples/bulk-import-sliced, the
+# example with its resource in 256 module instances.
+# BENCH_IMPORT_WHOLE_UPTO=N runs the routes whose resource is one for_each
+# of all the ids (all but sliced) only at sizes up to N: past 10,000 their
+# first plan takes each CLI tens of minutes.
 # Each route runs
 # in a fresh working directory, the commands the guide gives, each under GNU
 # time (CPU: the CLI's and the providers' it waited for):
@@ -97,6 +102,29 @@ requests() { grep -cE ' (GET|POST|PUT|PATCH|DELETE) /v1/' "$emulator_log" || tru
 
 rows=()
 failed=0
+
+# bare_config SHAPE DIR: N terraform_data instances, no provider, over the
+# ids in a variable: for_each over the set of them, over a map of them (the
+# example's shape), or over that map in 256 module instances, by the ids'
+# last two characters (sliced). Each CLI evaluates a resource's for_each
+# once per instance it plans, each time over the whole collection, so a
+# plan's CPU grows with the instances times the collection: the slices keep
+# each collection small.
+bare_config() {
+  local shape=$1 dir=$2
+  mkdir -p "$dir"
+  printf 'variable "ids" {\n  type = set(string)\n}\n\n' >"$dir/main.tf"
+  case $shape in
+  set) printf 'resource "terraform_data" "each" {\n  for_each = var.ids\n  input    = each.key\n}\n' >>"$dir/main.tf" ;;
+  map) printf 'locals {\n  adopt = { for id in var.ids : id => "plan_004" }\n}\n\nresource "terraform_data" "each" {\n  for_each = local.adopt\n  input    = each.value\n}\n' >>"$dir/main.tf" ;;
+  sliced)
+    printf 'locals {\n  slices = { for id in var.ids : substr(id, length(id) - 2, 2) => id... }\n}\n\nmodule "slice" {\n  source   = "./slice"\n  for_each = local.slices\n  ids      = each.value\n}\n' >>"$dir/main.tf"
+    mkdir -p "$dir/slice"
+    printf 'variable "ids" {\n  type = list(string)\n}\n\nlocals {\n  adopt = { for id in var.ids : id => "plan_004" }\n}\n\nresource "terraform_data" "each" {\n  for_each = local.adopt\n  input    = each.value\n}\n' >"$dir/slice/main.tf"
+    ;;
+  esac
+}
+
 # run ROW COMMAND BIN DIR ARGS...: one command, timed; a row of the table.
 run() {
   local row=$1 what=$2 bin=$3 dir=$4 before sent code=0
@@ -160,6 +188,10 @@ pages=$(((n + 24) / 25))
 bound=$((pages + 10))
 ids_file=$work/ids-$n.json
 sed 's/.*/"&"/' "$work/created" | paste -sd, | sed 's/^/{"ids": [/; s/$/]}/' >"$ids_file"
+# whole: the routes whose resource is one for_each of all N run at this size
+# (BENCH_IMPORT_WHOLE_UPTO): their plans grow with the square of N.
+whole=yes
+[ -n "${BENCH_IMPORT_WHOLE_UPTO:-}" ] && [ "$n" -gt "$BENCH_IMPORT_WHOLE_UPTO" ] && whole=""
 for bin in "${clis[@]}"; do
   name=$(cli_name "$bin")
   step "$name"
@@ -168,7 +200,7 @@ for bin in "${clis[@]}"; do
   query=""
   [[ $name == Terraform* ]] && at_least "$bin" 1.14.0 && has query && query=yes
 
-  if has example; then
+  if has example && [ -n "$whole" ]; then
     dir=$work/$RANDOM-by-id
     mkdir -p "$dir"
     cp "$example" "$dir/main.tf"
@@ -177,14 +209,25 @@ for bin in "${clis[@]}"; do
   fi
 
   if has bare; then
-    dir=$work/$RANDOM-bare
-    mkdir -p "$dir"
-    printf 'variable "ids" {\n  type = set(string)\n}\n\nresource "terraform_data" "each" {\n  for_each = var.ids\n  input    = each.key\n}\n' >"$dir/main.tf"
-    cp "$ids_file" "$dir/ids.auto.tfvars.json"
-    run "$name, no provider (terraform_data)" "plan, no provider" "$bin" "$dir" plan -input=false
+    for shape in set map sliced; do
+      [ "$shape" = sliced ] || [ -n "$whole" ] || continue
+      dir=$work/$RANDOM-bare-$shape
+      bare_config "$shape" "$dir"
+      cp "$ids_file" "$dir/ids.auto.tfvars.json"
+      [ "$shape" = sliced ] && "$bin" -chdir="$dir" get >/dev/null
+      run "$name, no provider (terraform_data), $shape" "plan, no provider" "$bin" "$dir" plan -input=false
+    done
   fi
 
-  if [ -n "$identity" ]; then
+  if has sliced; then
+    dir=$work/$RANDOM-sliced
+    cp -r examples/bulk-import-sliced "$dir"
+    printf 'adopt_created_before = "%s"\n' "$cutoff" >"$dir/terraform.tfvars"
+    "$bin" -chdir="$dir" get >/dev/null
+    route "$name, by id in 256 slices" "$bin" "$dir"
+  fi
+
+  if [ -n "$identity" ] && [ -n "$whole" ]; then
     dir=$work/$RANDOM-by-identity
     mkdir -p "$dir"
     sed 's/^  id       = each.key$/  identity = { id = each.key }/' "$example" >"$dir/main.tf"
@@ -203,7 +246,7 @@ for bin in "${clis[@]}"; do
   fi
 
   for how in id identity; do
-    has floor || continue
+    has floor && [ -n "$whole" ] || continue
     [ "$how" = identity ] && ! at_least "$bin" 1.12.0 && continue
     dir=$work/$RANDOM-floor-$how
     mkdir -p "$dir"
@@ -243,6 +286,10 @@ done
 
 marker=bench-import
 [ "${#sizes[@]}" -gt 1 ] || [ "$commands" != all ] && marker=bench-import-curve
+# A run of chosen routes has a section of its own.
+chosen=$(printf '%s' "${BENCH_IMPORT_ROUTES:-}" | tr -s ' ' '-')
+[ -n "$chosen" ] && marker=$marker-$chosen
+settings="BENCH_IMPORT_SIZES=\"${sizes[*]}\" BENCH_IMPORT_COMMANDS=$commands${BENCH_IMPORT_ROUTES:+ BENCH_IMPORT_ROUTES=\"$BENCH_IMPORT_ROUTES\"}${BENCH_IMPORT_WHOLE_UPTO:+ BENCH_IMPORT_WHOLE_UPTO=$BENCH_IMPORT_WHOLE_UPTO}"
 section() {
   local list
   list=$(printf '%s, ' "${sizes[@]}")
@@ -250,7 +297,7 @@ section() {
   if [ "$marker" = bench-import ]; then
     echo "## Importing an account (make bench-import)"
   else
-    echo "## Importing an account, the curve (make bench-import BENCH_IMPORT_SIZES=\"${sizes[*]}\" BENCH_IMPORT_COMMANDS=$commands)"
+    echo "## Importing an account, the curve (make bench-import $settings)"
   fi
   echo
   echo "Made by tools/bench/import.sh on $(date -u +%Y-%m-%d) at $rev: $(nproc) cores, no rate limit."
