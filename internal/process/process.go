@@ -1,9 +1,11 @@
 // Package process holds what the provider's process needs around the
 // plugin server, and nothing of Terraform's schema. Start prepares it:
-// the SDK's loggers off when no one asked for logs, garbage-collector
-// settings that hand over to Go's own once the live heap grows (gc.go), a
-// CPU and a heap profile on request (MOBILEPLAN_CPU_PROFILE,
-// MOBILEPLAN_HEAP_PROFILE), a socket directory of its own (socketdir.go),
+// the SDK's loggers off when no one asked for logs, a log line written
+// once Terraform is gone lost rather than fatal (brokenpipe.go),
+// garbage-collector settings that hand over to Go's own once the live heap
+// grows (gc.go), a CPU and a heap profile on request
+// (MOBILEPLAN_CPU_PROFILE, MOBILEPLAN_HEAP_PROFILE), a socket directory of
+// its own (socketdir.go),
 // and the watch that ends the process once Terraform is gone (parent.go):
 // ParentGone is closed, and the process exits when the work held with
 // Hold (a create sent, until its answer is recorded) is done. Beside it,
@@ -28,6 +30,7 @@ import (
 // its record, is done, or after drainLimit.
 func Start() (stop func()) {
 	quietUnlessLogging()
+	ignoreBrokenPipes()
 	tuneGC()
 	stopProfile := startProfile(os.Getenv("MOBILEPLAN_CPU_PROFILE"))
 	stopHeapProfile := startHeapProfile(os.Getenv("MOBILEPLAN_HEAP_PROFILE"))
@@ -42,8 +45,7 @@ func Start() (stop func()) {
 	}
 
 	go watchParent(func() {
-		// Nothing is logged: stderr led to Terraform, and writing to it
-		// now would end the process with SIGPIPE before the profile is saved.
+		// Nothing is logged: stderr led to Terraform, which is gone.
 		close(parentGone)
 		// A create that took its hold just now decides whether to send
 		// once the stop has reached its client: give that a moment.
