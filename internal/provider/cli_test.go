@@ -262,7 +262,9 @@ data "mobileplan_subscriptions" "all" {
   depends_on = [mobileplan_subscription.s]
 }
 `)
-			trace := []string{"TF_LOG=TRACE"}
+			// Every log line, on the command's output, whatever a run
+			// tracing the one-CLI list adds to the environment.
+			trace := []string{"TF_LOG=TRACE", "TF_LOG_PATH=", "TF_LOG_PROVIDER=TRACE", "TF_LOG_SDK_FRAMEWORK=TRACE"}
 			var logs strings.Builder
 			commands := [][]string{
 				{"apply", "-auto-approve", "-input=false"},

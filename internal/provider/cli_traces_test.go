@@ -2,14 +2,17 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,9 +24,10 @@ import (
 
 // A test on the one-CLI list runs its acceptance steps under Terraform
 // only in `make test`: the provider is shown to be driven alike by each
-// CLI there. Its trace, the calls the in-process provider served for the
-// test (each call's method and type, and the diagnostics it answered,
-// counted), is recorded under OpenTofu into cliTracesFile by `make
+// CLI there. Its trace, the calls the provider served for the test (each
+// call's method and type, and the diagnostics it answered, counted; the
+// in-process provider's as it serves them, a CLI test's built provider's
+// from its log), is recorded under OpenTofu into cliTracesFile by `make
 // cli-traces`; `make test`'s Terraform pass traces the same tests again
 // and fails unless each trace equals the recorded one; its OpenTofu pass
 // skips them. The provider's answers depend on the calls it is given, so
@@ -40,8 +44,29 @@ var oneCLIMode = os.Getenv("MOBILEPLAN_ACC_ONE_CLI")
 
 const cliTracesFile = "testdata/cli-traces.txt"
 
-// oneCLITests are the tests the one-CLI list holds.
+// oneCLITests are the tests the one-CLI list holds. The CLI tests among
+// them (TestCLI_, which run the built provider) are those whose subject
+// is how the provider reads and reaches the service; a CLI test whose
+// subject is also the CLI's own part stays off the list whatever its
+// trace: a kill, an interrupt or a second apply (the CLI's process and
+// command line are inputs of recovery), how a CLI renders or folds
+// warnings, import, generated configuration, ephemeral values, state
+// upgrades, the examples' evaluation.
 var oneCLITests = []string{
+	"TestCLI_applyUnderAQuotaEndsWithinItsCreateTimeout",
+	"TestCLI_fiftyUnderRateLimitsAndErrors",
+	"TestCLI_listRequestCounts",
+	"TestCLI_pagedRefreshFailedPageFallsBack",
+	"TestCLI_pagedRefreshGoneSubscription",
+	"TestCLI_pagedRefreshOfALargeStateSameRequestsEveryRun",
+	"TestCLI_pagedRefreshOff",
+	"TestCLI_pagedRefreshReadsTheFleetByPages",
+	"TestCLI_pagedRefreshSeesChangesAtTheService",
+	"TestCLI_pagedRefreshSmallStateInLargeAccount",
+	"TestCLI_pagedRefreshTwoConfigurationsEachItsOwn",
+	"TestCLI_plainHTTPRefusedThroughProxy",
+	"TestCLI_planUnderAQuotaIsBoundedAndSaysSo",
+	"TestCLI_privateCAThroughProxy",
 	"TestAccDataSource_endlessListStops",
 	"TestAccDataSources_emptyInputsRefused",
 	"TestAccEsimDataSource_parity",
@@ -106,10 +131,8 @@ var traces = struct {
 // run records or checks the one-CLI list.
 func providersFor(t *testing.T, opts ...Option) map[string]func() (tfprotov6.ProviderServer, error) {
 	t.Helper()
-	test, _, _ := strings.Cut(t.Name(), "/")
-	listed := slices.Contains(oneCLITests, test)
+	test, traced := tracedTest(t)
 	server := testComposition(opts...)
-	traced := oneCLIMode == "record" || (listed && oneCLIMode == "check")
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		"mobileplan": func() (tfprotov6.ProviderServer, error) {
 			s := server()
@@ -119,6 +142,112 @@ func providersFor(t *testing.T, opts ...Option) map[string]func() (tfprotov6.Pro
 			return tracingServer{Server: s.(protocol.Server), test: test}, nil
 		},
 	}
+}
+
+// tracedTest is t's top-level test, and whether the run traces its calls:
+// every test's when it records, the listed tests' when it checks.
+func tracedTest(t *testing.T) (string, bool) {
+	test, _, _ := strings.Cut(t.Name(), "/")
+	return test, oneCLIMode == "record" || (oneCLIMode == "check" && slices.Contains(oneCLITests, test))
+}
+
+// builtProviderTraceEnv is the environment that traces the calls of the
+// built provider a CLI test runs, when the run traces t's test: the CLI
+// writes the provider's log into a file of t's (terraform-plugin-go logs
+// each call it serves, and each diagnostic it answers, at TRACE), which is
+// read into the test's trace when t ends. The framework's own lines, many
+// per call, are left out.
+func builtProviderTraceEnv(t *testing.T) []string {
+	t.Helper()
+	test, traced := tracedTest(t)
+	if !traced {
+		return nil
+	}
+	file := filepath.Join(t.TempDir(), "provider.log")
+	t.Cleanup(func() {
+		text, err := os.ReadFile(file)
+		switch {
+		case errors.Is(err, fs.ErrNotExist): // no command ran
+			return
+		case err != nil:
+			t.Errorf("reading the provider's log for the one-CLI trace: %v", err)
+			return
+		}
+		for _, c := range loggedCalls(string(text)) {
+			traceCall(test, c.method, c.typ, c.diags)
+		}
+	})
+	return []string{"TF_LOG_PROVIDER=TRACE", "TF_LOG_SDK_FRAMEWORK=OFF", "TF_LOG_PATH=" + file}
+}
+
+// loggedCall is a call the provider's log says it served.
+type loggedCall struct {
+	method, typ string
+	diags       []*tfprotov6.Diagnostic
+}
+
+var (
+	// A log record starts with its time and level; a value of many lines
+	// continues it on lines that do not.
+	logRecordStart = regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\dT\S+ \[[A-Z]+\] `)
+	logMessage     = regexp.MustCompile(`provider\.terraform-provider-mobileplan: (Served request|Response contains (error|warning) diagnostic):`)
+	logRequestID   = regexp.MustCompile(`\btf_req_id=(\S+)`)
+	logRPC         = regexp.MustCompile(`\btf_rpc=(\S+)`)
+	logType        = regexp.MustCompile(`\btf_(?:resource|data_source|list_resource)_type=(\S+)`)
+	logSummary     = regexp.MustCompile(`\bdiagnostic_summary=("(?:[^"\\]|\\.)*"|\S+)`)
+)
+
+// tracedMethods are the calls tracingServer traces, as the in-process
+// provider's tests are traced.
+var tracedMethods = []string{
+	"ValidateResourceConfig", "ValidateDataResourceConfig", "ValidateProviderConfig", "ConfigureProvider",
+	"UpgradeResourceState", "ReadResource", "PlanResourceChange", "ApplyResourceChange",
+	"ImportResourceState", "MoveResourceState", "ReadDataSource", "ListResource",
+}
+
+// loggedCalls reads the calls a CLI's provider log (TF_LOG_PROVIDER=TRACE)
+// says the provider served, each with the diagnostics it answered, in the
+// order they were served. A call the provider did not finish serving (its
+// process killed) is not one.
+func loggedCalls(text string) []loggedCall {
+	starts := logRecordStart.FindAllStringIndex(text, -1)
+	diags := map[string][]*tfprotov6.Diagnostic{} // request id -> diagnostics so far
+	var calls []loggedCall
+	for i, start := range starts {
+		end := len(text)
+		if i+1 < len(starts) {
+			end = starts[i+1][0]
+		}
+		record := text[start[0]:end]
+		msg := logMessage.FindStringSubmatch(record)
+		id := logRequestID.FindStringSubmatch(record)
+		rpc := logRPC.FindStringSubmatch(record)
+		if msg == nil || id == nil || rpc == nil || !slices.Contains(tracedMethods, rpc[1]) {
+			continue
+		}
+		if msg[1] != "Served request" {
+			severity := tfprotov6.DiagnosticSeverityError
+			if msg[2] == "warning" {
+				severity = tfprotov6.DiagnosticSeverityWarning
+			}
+			summary := ""
+			if m := logSummary.FindStringSubmatch(record); m != nil {
+				summary = m[1]
+				if unquoted, err := strconv.Unquote(summary); err == nil {
+					summary = unquoted
+				}
+			}
+			diags[id[1]] = append(diags[id[1]], &tfprotov6.Diagnostic{Severity: severity, Summary: summary})
+			continue
+		}
+		c := loggedCall{method: rpc[1], diags: diags[id[1]]}
+		if typ := logType.FindStringSubmatch(record); typ != nil {
+			c.typ = typ[1]
+		}
+		delete(diags, id[1])
+		calls = append(calls, c)
+	}
+	return calls
 }
 
 // skipOneCLITests makes a run under "skip" leave the list's tests out, as
@@ -426,4 +555,49 @@ func TestTraceCall_writesWhatEachCLISeesAlike(t *testing.T) {
 	if got != want {
 		t.Errorf("traced\n%swant\n%s", got, want)
 	}
+}
+
+// The calls a CLI's provider log shows, as both CLIs write it: a served
+// call with its type and its diagnostics (a detail of many lines among
+// them), a provider-level call, a call not traced, and a call the
+// provider never finished serving.
+func TestLoggedCalls(t *testing.T) {
+	t.Parallel()
+	const log = `2026-12-02T14:38:55.100Z [TRACE] provider.terraform-provider-mobileplan: Received request: tf_req_id=r1 tf_rpc=GetProviderSchema @module=sdk.proto
+2026-12-02T14:38:55.101Z [TRACE] provider.terraform-provider-mobileplan: Served request: tf_req_id=r1 tf_rpc=GetProviderSchema @module=sdk.proto
+2026-12-02T14:38:55.102Z [TRACE] provider.terraform-provider-mobileplan: Served request: tf_rpc=ConfigureProvider tf_req_id=r2 @module=sdk.proto
+2026-12-02T14:38:55.262Z [ERROR] provider.terraform-provider-mobileplan: Response contains error diagnostic: tf_req_id=r3 tf_rpc=ReadDataSource @module=sdk.proto tf_data_source_type=mobileplan_plan diagnostic_severity=ERROR diagnostic_summary="No plan \"plan_nope\""
+  diagnostic_detail=
+  | The service has no plan with id "plan_nope".
+  | 2026-12-02T14:38:55.262Z [TRACE] provider.terraform-provider-mobileplan: Served request: tf_req_id=r9 tf_rpc=ReadResource
+   timestamp=2026-12-02T14:38:55.260Z
+2026-12-02T14:38:55.263Z [WARN]  provider.terraform-provider-mobileplan: Response contains warning diagnostic: tf_req_id=r3 tf_rpc=ReadDataSource diagnostic_summary=Deprecated tf_data_source_type=mobileplan_plan
+2026-12-02T14:38:55.264Z [TRACE] provider.terraform-provider-mobileplan: Served request: tf_rpc=ReadDataSource tf_req_id=r3 tf_data_source_type=mobileplan_plan
+2026-12-02T14:38:55.265Z [TRACE] provider.terraform-provider-mobileplan: Received request: tf_req_id=r4 tf_rpc=ApplyResourceChange tf_resource_type=mobileplan_subscription
+2026-12-02T14:38:55.266Z [TRACE] provider.terraform-provider-mobileplan: Served request: tf_req_id=r5 tf_rpc=PlanResourceChange tf_resource_type=mobileplan_subscription
+`
+	got := loggedCalls(log)
+	want := []loggedCall{
+		{method: "ConfigureProvider"},
+		{method: "ReadDataSource", typ: "mobileplan_plan", diags: []*tfprotov6.Diagnostic{
+			{Severity: tfprotov6.DiagnosticSeverityError, Summary: `No plan "plan_nope"`},
+			{Severity: tfprotov6.DiagnosticSeverityWarning, Summary: "Deprecated"},
+		}},
+		{method: "PlanResourceChange", typ: "mobileplan_subscription"},
+	}
+	if fmt.Sprint(describeCalls(got)) != fmt.Sprint(describeCalls(want)) {
+		t.Errorf("loggedCalls:\n got %q\nwant %q", describeCalls(got), describeCalls(want))
+	}
+}
+
+func describeCalls(calls []loggedCall) []string {
+	var out []string
+	for _, c := range calls {
+		line := c.method + " " + c.typ
+		for _, d := range c.diags {
+			line += fmt.Sprintf(" [%s: %s]", d.Severity, d.Summary)
+		}
+		out = append(out, line)
+	}
+	return out
 }

@@ -138,10 +138,11 @@ func cliProvider(srv *emulatortest.Server) string {
 	return acctest.ProviderBlock(srv, "")
 }
 
-// newTerraformCLI is a CLI running the provider users run.
+// newTerraformCLI is a CLI running the provider users run, its calls
+// traced under t's test when the run records or checks the one-CLI list.
 func newTerraformCLI(t *testing.T, extraEnv ...string) *acctest.CLI {
 	t.Helper()
-	return acctest.NewCLI(t, acctest.ProductBinary, extraEnv...)
+	return acctest.NewCLI(t, acctest.ProductBinary, append(builtProviderTraceEnv(t), extraEnv...)...)
 }
 
 func planIDs(ds state.Dataset, keep func(state.Plan) bool) []string {
