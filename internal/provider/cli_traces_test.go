@@ -219,10 +219,15 @@ func loggedCalls(text string) []loggedCall {
 			end = starts[i+1][0]
 		}
 		record := text[start[0]:end]
+		// Most records are neither a served call nor a diagnostic: they
+		// are passed over before their fields are read.
 		msg := logMessage.FindStringSubmatch(record)
+		if msg == nil {
+			continue
+		}
 		id := logRequestID.FindStringSubmatch(record)
 		rpc := logRPC.FindStringSubmatch(record)
-		if msg == nil || id == nil || rpc == nil || !slices.Contains(tracedMethods, rpc[1]) {
+		if id == nil || rpc == nil || !slices.Contains(tracedMethods, rpc[1]) {
 			continue
 		}
 		if msg[1] != "Served request" {
@@ -273,10 +278,7 @@ func skipOneCLITests() {
 // them is traced, how often a CLI asks is the CLI's own. A subscription's
 // id in a summary is written sub_<id>: the service issues new ones each run.
 func traceCall(test, method, typ string, diags []*tfprotov6.Diagnostic) {
-	call := strings.TrimSpace(method + " " + typ)
-	for _, d := range diags {
-		call += fmt.Sprintf(" [%s: %s]", d.Severity, anIssuedID.ReplaceAllString(d.Summary, "sub_<id>"))
-	}
+	call := describeCall(method, typ, diags)
 	traces.Lock()
 	defer traces.Unlock()
 	if traces.of[test] == nil {
@@ -287,6 +289,15 @@ func traceCall(test, method, typ string, diags []*tfprotov6.Diagnostic) {
 		return
 	}
 	traces.of[test][call]++
+}
+
+// describeCall is a call as a trace line writes it.
+func describeCall(method, typ string, diags []*tfprotov6.Diagnostic) string {
+	call := strings.TrimSpace(method + " " + typ)
+	for _, d := range diags {
+		call += fmt.Sprintf(" [%s: %s]", d.Severity, anIssuedID.ReplaceAllString(d.Summary, "sub_<id>"))
+	}
+	return call
 }
 
 var anIssuedID = regexp.MustCompile(`\bsub_[0-9a-f]{8,}\b`)
@@ -593,11 +604,7 @@ func TestLoggedCalls(t *testing.T) {
 func describeCalls(calls []loggedCall) []string {
 	var out []string
 	for _, c := range calls {
-		line := c.method + " " + c.typ
-		for _, d := range c.diags {
-			line += fmt.Sprintf(" [%s: %s]", d.Severity, d.Summary)
-		}
-		out = append(out, line)
+		out = append(out, describeCall(c.method, c.typ, c.diags))
 	}
 	return out
 }
