@@ -15,7 +15,6 @@ import (
 // answer is what the service said to a request sent under cut epoch.
 type answer struct {
 	epoch      int
-	seq        int // the request's place among this client's sends
 	sentAt     time.Time
 	status     int
 	retryAfter time.Duration
@@ -27,6 +26,8 @@ type answer struct {
 // whether what the head of the queue waits for changed.
 func (p *policy) observe(now time.Time, a answer) (changed bool) {
 	epoch, mode := p.epoch, p.mode
+	// A window's reckoning held nothing: the head waits for its end.
+	heldByWindow := p.mode == modeByWindow && p.windowLeft(now) < 1
 	p.inFlight = max(0, p.inFlight-1)
 	if a.status != http.StatusTooManyRequests {
 		p.observeAccepted(now, a)
@@ -41,6 +42,10 @@ func (p *policy) observe(now time.Time, a answer) (changed bool) {
 	case p.epoch != epoch && p.mode == mode:
 		// A cut. (The fields' first reading sets a rate the head's place
 		// already fits.)
+		return true
+	case heldByWindow && p.mode == modeByWindow && p.windowLeft(now) >= 1:
+		// The answer of a request in flight showed it had been counted:
+		// a unit the reckoning held back is there after all.
 		return true
 	}
 	return false
@@ -63,7 +68,7 @@ func (p *policy) observeAccepted(now time.Time, a answer) {
 		p.distrust(now, fieldsComeAndGo)
 	case a.fields:
 		p.withFields++
-		p.share(now, a.sentAt, a.epoch, a.seq, a.quota)
+		p.share(now, a.sentAt, a.epoch, a.quota)
 	default:
 		p.withoutFields++
 	}
@@ -78,7 +83,7 @@ func (p *policy) observeRefused(now time.Time, a answer) {
 	}
 	adopted := p.byCount() || p.quotaCap > 0
 	if a.fields && !adopted && !p.distrusted && a.quota.remaining == 0 {
-		p.share(now, a.sentAt, a.epoch, a.seq, a.quota)
+		p.share(now, a.sentAt, a.epoch, a.quota)
 	}
 	if p.quotaCap > 0 && p.mode == modeByRefusals && a.epoch == p.epoch {
 		// A bucket too small to share by its count, refused (rule 10):

@@ -18,7 +18,7 @@ import (
 
 // share takes the quota fields of an answer that was not a 429, or of a
 // 429 that found nothing left (rules 7 to 11).
-func (p *policy) share(now, sentAt time.Time, epoch, seq int, q quotaReading) {
+func (p *policy) share(now, sentAt time.Time, epoch int, q quotaReading) {
 	adopted := p.byCount() || p.quotaCap > 0
 	ended := p.windowEnded(now)
 	shape := p.quota.shape()
@@ -38,7 +38,7 @@ func (p *policy) share(now, sentAt time.Time, epoch, seq int, q quotaReading) {
 	case modeByWindow:
 		// A count that rose, for a request sent after the reading before,
 		// is a window begun whose end the readings had not reached.
-		p.shareWindow(q, seq, ended || !adopted || sentAt.After(readBefore) && q.remaining > leftBefore+1)
+		p.shareWindow(q, ended || !adopted || sentAt.After(readBefore) && q.remaining > leftBefore+1)
 	}
 }
 
@@ -199,14 +199,22 @@ func (p *policy) windowEnded(now time.Time) bool {
 	return p.mode == modeByWindow && !p.quota.resetAt.IsZero() && !now.Before(p.quota.resetAt)
 }
 
-// windowLeft is rule 11's reckoning at now: the latest count less this
-// client's requests since, or, once the window has ended, its whole count
-// less what was sent after the end.
+// windowLeft is rule 11's reckoning at now: the least count the window's
+// answers gave less this client's requests in flight, or, once the window
+// has ended, its whole count less what was sent after the end.
+//
+// Requests sent together reach the service in any order, so an answer's
+// count says nothing of which of this client's requests it had counted.
+// The least count is the latest the service gave, and every request
+// answered was counted by then (one counted later would have given a
+// lower count); of the rest, those in flight, any may have been. So the
+// least count less those in flight never holds more than the service
+// does, and it rises to what the service holds as their answers come.
 func (p *policy) windowLeft(now time.Time) float64 {
 	if p.windowEnded(now) {
 		return float64(p.quota.limit - p.sentAfterEnd - p.sentNearEnd)
 	}
-	return float64(p.windowBest - p.sendSeq)
+	return float64(p.windowLow - p.inFlight)
 }
 
 // windowWatch is a window's count since its first reading, to tell
@@ -221,7 +229,7 @@ type windowWatch struct {
 // count lost more than this client's own answers since its first reading
 // when others spend it too, which the run's report says. begun says this
 // reading is the window's first.
-func (p *policy) shareWindow(q quotaReading, seq int, begun bool) {
+func (p *policy) shareWindow(q quotaReading, begun bool) {
 	w := &p.windowWatch
 	switch {
 	case begun:
@@ -235,14 +243,10 @@ func (p *policy) shareWindow(q quotaReading, seq int, begun bool) {
 			w.others, p.othersSeen = true, true
 		}
 	}
-	// The count an answer gives is what was left once its request was
-	// counted: less the requests this client sent after it, it is what is
-	// left now, as far as that answer tells, and the least of them over
-	// the window is the reckoning (windowLeft). An answer that arrives
-	// late tells less, and so never raises it.
-	best := q.remaining + seq
-	if begun || best < p.windowBest {
-		p.windowBest = best
+	// The least count over the window is the reckoning's (windowLeft): an
+	// answer that arrives late tells less, and so never raises it.
+	if begun || q.remaining < p.windowLow {
+		p.windowLow = q.remaining
 	}
 	p.sentAfterEnd, p.sentNearEnd = 0, 0
 }
@@ -261,7 +265,7 @@ func (p *policy) windowRefused(now time.Time, a answer, othersSpent bool) {
 		// another: the window's length from now, not a new count at once.
 		p.quota.resetAt = now.Add(p.quota.window)
 	}
-	p.windowBest, p.sentAfterEnd, p.sentNearEnd = p.sendSeq, 0, 0
+	p.windowLow, p.sentAfterEnd, p.sentNearEnd = 0, 0, 0
 	if othersSpent {
 		p.windowWatch.others, p.othersSeen = true, true
 	}

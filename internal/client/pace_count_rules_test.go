@@ -174,6 +174,43 @@ func windowRows() []policyRow {
 			want:   expect{at: 2 * time.Second, mode: modeByWindow, others: &no},
 		},
 		{
+			// Requests sent at once reach the service in any order: the
+			// third counted before the second. The least count its answers
+			// gave, less what is in flight, is what is left.
+			name: "rule 11: answers counted in another order than sent: the least count, less the requests in flight",
+			events: seq(adoptWindow(4, 10*time.Second, 3, 10*time.Second),
+				one(event{at: 0, sends: 2, answer: withFields(ok200(), 4, 10*time.Second, 2, 10*time.Second)}),
+				one(event{at: 0, of: 2, answer: withFields(ok200(), 4, 10*time.Second, 1, 10*time.Second)})),
+			// One unit left: only the spacing of the two sent at 0 holds it.
+			want: expect{at: 0, mode: modeByWindow, delay: 2 * time.Millisecond},
+		},
+		{
+			// The second counted first, its answer first: the first, in
+			// flight, may have taken the last unit.
+			name: "rule 11: a request in flight may have been counted before the answers that came",
+			events: seq(one(event{at: 0, sends: 2, answer: withFields(ok200(), 3, 10*time.Second, 2, 10*time.Second)}),
+				one(event{at: 0, sends: 1})),
+			want: expect{at: 0, mode: modeByWindow, delay: 10 * time.Second},
+		},
+		{
+			// The fourth counted last, answered first: the second and
+			// third, in flight, may have taken the last unit, until their
+			// answers show they were counted before it.
+			name: "rule 11: the answer that shows a unit held back wakes the head",
+			events: seq(adoptWindow(5, 10*time.Second, 4, 10*time.Second),
+				one(event{at: 0, sends: 3, answer: withFields(ok200(), 5, 10*time.Second, 1, 10*time.Second)}),
+				one(event{at: 0, of: 2, answer: withFields(ok200(), 5, 10*time.Second, 3, 10*time.Second)}),
+				one(event{at: 0, of: 3, answer: withFields(ok200(), 5, 10*time.Second, 2, 10*time.Second)})),
+			want: expect{at: 0, mode: modeByWindow, delay: 3 * time.Millisecond, woken: &yes},
+		},
+		{
+			name: "rule 11: an answer that leaves nothing reckoned wakes no one",
+			events: seq(adoptWindow(5, 10*time.Second, 4, 10*time.Second),
+				one(event{at: 0, sends: 3, answer: withFields(ok200(), 5, 10*time.Second, 1, 10*time.Second)}),
+				one(event{at: 0, of: 2, answer: withFields(ok200(), 5, 10*time.Second, 3, 10*time.Second)})),
+			want: expect{at: 0, mode: modeByWindow, delay: 10 * time.Second, woken: &no},
+		},
+		{
 			name: "rule 11: refused past the window's end with no Retry-After or t: the next end a window from now",
 			events: seq(adoptWindow(50, 10*time.Second, 45, 9*time.Second), one(event{at: 8 * time.Second, sends: 1, answer: withFields(ok200(), 50, 10*time.Second, 0, time.Second)}),
 				one(event{at: 10 * time.Second, sends: 1, answer: refused(0)})),

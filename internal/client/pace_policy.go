@@ -187,8 +187,7 @@ type policy struct {
 	capacity                  int     // a bucket: the most units the fields said were left, plus one
 	mirror                    float64 // a bucket: units reckoned left at the service at mirrorAt (rule 9)
 	mirrorAt                  time.Time
-	sendSeq                   int     // requests sent so far
-	windowBest                int     // a window: the least of count + place over its answers (windowLeft)
+	windowLow                 int     // a window: the least count its answers gave (windowLeft)
 	sentAfterEnd              int     // a window: requests sent after the end the latest reading gave,
 	sentNearEnd               int     // and in the second before it, which the next window may count
 	growth                    float64 // a bucket: how fast the rate may grow, 0 to 1
@@ -319,14 +318,12 @@ func (p *policy) reserve(now time.Time) admission {
 	return a
 }
 
-// ticket is a request's place: the cut it went under, and how many
-// requests this client had sent with it.
-type ticket struct{ epoch, seq int }
+// ticket is a request's place: the cut it went under.
+type ticket struct{ epoch int }
 
 // sent counts a request sent at now, and returns its ticket.
 func (p *policy) sent(now time.Time) ticket {
 	p.inFlight++
-	p.sendSeq++
 	p.watch.own++
 	switch p.mode {
 	case modeByBucket:
@@ -344,7 +341,7 @@ func (p *policy) sent(now time.Time) ticket {
 			}
 		}
 	}
-	return ticket{epoch: p.epoch, seq: p.sendSeq}
+	return ticket{epoch: p.epoch}
 }
 
 // The queue's questions (pace_queue.go). The queue reads nothing of the

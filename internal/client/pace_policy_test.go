@@ -28,6 +28,10 @@ type event struct {
 	sends  int
 	answer *answer // its epoch is filled in: the policy's at the instant
 	stale  bool    // the answer is to a request sent before the last cut
+	// of, when above 0, makes the answer one to this client's of-th
+	// request, sent at an earlier event and in flight since; otherwise it
+	// answers the event's last send, or one sent before the row began.
+	of int
 }
 
 func ok200() *answer { return &answer{status: http.StatusOK} }
@@ -53,6 +57,7 @@ type expect struct {
 	closed    time.Duration
 	shape     *quotaShape
 	others    *bool // whether the run would report others spending the quota
+	woken     *bool // whether the last answer woke the head of the queue
 }
 
 type policyRow struct {
@@ -73,28 +78,36 @@ func (r policyRow) check(tune tuning) []string {
 	if r.given != nil {
 		r.given(p)
 	}
+	type sentAs struct {
+		at time.Time
+		t  ticket
+	}
+	var sends []sentAs
+	woken := false
 	for _, e := range r.events {
 		now := at(e.at)
 		epoch := p.epoch
-		seq := 0
 		for range e.sends {
 			p.reserve(now) // as the queue does: its place, then it goes
 			t := p.sent(now)
-			epoch, seq = t.epoch, t.seq
+			sends = append(sends, sentAs{now, t})
+			epoch = t.epoch
 		}
 		if e.answer != nil {
 			a := *e.answer
 			a.epoch = epoch
-			if e.sends > 0 {
-				a.sentAt, a.seq = now, seq
+			switch {
+			case e.of > 0:
+				a.sentAt, a.epoch = sends[e.of-1].at, sends[e.of-1].t.epoch
+			case e.sends > 0:
+				a.sentAt = now
+			default:
+				p.inFlight++ // an answer to a request sent before
 			}
 			if e.stale {
 				a.epoch = p.epoch - 1
 			}
-			if e.sends == 0 {
-				p.inFlight++ // an answer to a request sent before
-			}
-			p.observe(now, a)
+			woken = p.observe(now, a)
 		}
 	}
 	now := at(r.want.at)
@@ -118,6 +131,9 @@ func (r policyRow) check(tune tuning) []string {
 	}
 	if r.want.others != nil && p.othersSeen != *r.want.others {
 		errorf("others seen: %v, want %v", p.othersSeen, *r.want.others)
+	}
+	if r.want.woken != nil && woken != *r.want.woken {
+		errorf("the last answer woke the head: %v, want %v", woken, *r.want.woken)
 	}
 	if r.want.shape != nil && p.quota.shape() != *r.want.shape {
 		errorf("shape %v, want %v", p.quota.shape(), *r.want.shape)

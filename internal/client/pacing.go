@@ -70,7 +70,7 @@ func (t pacing) RoundTrip(req *http.Request) (*http.Response, error) {
 		if problem != "" {
 			t.pace.fieldProblem(ctx, problem)
 		}
-		t.pace.observe(ctx, answer{epoch: sent.epoch, seq: sent.seq, sentAt: sentAt, status: resp.StatusCode, retryAfter: retryAfter, quota: quota, fields: ok})
+		t.pace.observe(ctx, answer{epoch: sent.epoch, sentAt: sentAt, status: resp.StatusCode, retryAfter: retryAfter, quota: quota, fields: ok})
 		if resp.StatusCode != http.StatusTooManyRequests {
 			return resp, nil
 		}
