@@ -12,11 +12,16 @@
 # curve, CLI by CLI, with the floor's beside ours. BENCH_IMPORT_COMMANDS=plan
 # runs only each route's first plan (the one the curve is about; an apply
 # of 20,000 costs an hour more). BENCH_IMPORT_ROUTES picks routes among
-# "example identity query floor bare sliced" (default: the first four);
+# "example identity query floor bare sliced creates" (default: the first
+# four);
 # bare is configurations with no provider at all, terraform_data over the
 # same ids in three shapes (bare_config), its plan alone: what the CLI costs
 # for N instances by itself; sliced is examples/bulk-import-sliced, the
-# example with its resource in 256 module instances.
+# example with its resource in 256 module instances; creates is, once the
+# account holds the largest N, an apply of 5 new subscriptions beside a
+# mobileplan_esims data source, per CLI: what it reads of the eSIM
+# inventory (BENCH_IMPORT_ESIMS eSIMs, default the largest N + 100), whose
+# bound is one scan of it, its pages + 10.
 # BENCH_IMPORT_WHOLE_UPTO=N runs the routes whose resource is one for_each
 # of all the ids (all but sliced) only at sizes up to N: past 10,000 their
 # first plan takes each CLI tens of minutes.
@@ -71,7 +76,9 @@ printf 'provider_installation {\n  dev_overrides {\n    "mobileplan/mobileplan" 
   "$work/bin" "$work/schemabin" >"$work/dev.tfrc"
 export TF_CLI_CONFIG_FILE=$work/dev.tfrc
 
-start_emulator -esims $((sizes[-1] + 100))
+esims=${BENCH_IMPORT_ESIMS:-$((sizes[-1] + 100))}
+[ "$esims" -ge $((sizes[-1] + 100)) ] || { echo "BENCH_IMPORT_ESIMS=$esims: at least the largest N + 100 ($((sizes[-1] + 100)))" >&2; exit 1; }
+start_emulator -esims "$esims"
 export MOBILEPLAN_BASE_URL=$base_url MOBILEPLAN_API_TOKEN=$token
 # api_create: one create through the service's API, over bash's /dev/tcp;
 # its id goes to $work/created.
@@ -155,6 +162,7 @@ run() {
   "import plan") want="$n to import, 0 to add, 0 to change, 0 to destroy" ;;
   "plan, no provider") want="$n to add, 0 to change, 0 to destroy" ;;
   apply) want="$n imported, 0 added, 0 changed, 0 destroyed" ;;
+  "apply of 5 creates") want="5 added, 0 changed, 0 destroyed" ;;
   esac
   if [ -n "$want" ] && ! grep -q "$want" "$work/last.log"; then
     tail -30 "$work/last.log" >&2
@@ -284,12 +292,48 @@ TF
 done
 done
 
+# One scan of the eSIM inventory an apply: 5 creates, whose plan-time
+# check reads the inventory, beside a data source that lists it all; the
+# account's subscriptions have taken the first eSIMs, so the free ones lie
+# at the inventory's end.
+if has creates; then
+  step "5 creates against $esims eSIMs"
+  n=${sizes[-1]}
+  bound=$(((esims + 24) / 25 + 10))
+  for bin in "${clis[@]}"; do
+    name=$(cli_name "$bin")
+    dir=$work/$RANDOM-creates
+    mkdir -p "$dir"
+    cat >"$dir/main.tf" <<'TF'
+terraform {
+  required_providers {
+    mobileplan = { source = "mobileplan/mobileplan" }
+  }
+}
+
+provider "mobileplan" {}
+
+resource "mobileplan_subscription" "new" {
+  count   = 5
+  plan_id = "plan_004"
+}
+
+data "mobileplan_esims" "inventory" {}
+
+output "esims" {
+  value = length(data.mobileplan_esims.inventory.esims)
+}
+TF
+    run "$name, 5 creates beside a list of $esims eSIMs" "apply of 5 creates" "$bin" "$dir" apply -auto-approve -input=false
+  done
+fi
+
 marker=bench-import
 [ "${#sizes[@]}" -gt 1 ] || [ "$commands" != all ] && marker=bench-import-curve
 # A run of chosen routes has a section of its own.
 chosen=$(printf '%s' "${BENCH_IMPORT_ROUTES:-}" | tr -s ' ' '-')
 [ -n "$chosen" ] && marker=$marker-$chosen
-settings="BENCH_IMPORT_SIZES=\"${sizes[*]}\" BENCH_IMPORT_COMMANDS=$commands${BENCH_IMPORT_ROUTES:+ BENCH_IMPORT_ROUTES=\"$BENCH_IMPORT_ROUTES\"}${BENCH_IMPORT_WHOLE_UPTO:+ BENCH_IMPORT_WHOLE_UPTO=$BENCH_IMPORT_WHOLE_UPTO}"
+settings="BENCH_IMPORT_SIZES=\"${sizes[*]}\" BENCH_IMPORT_COMMANDS=$commands${BENCH_IMPORT_ROUTES:+ BENCH_IMPORT_ROUTES=\"$BENCH_IMPORT_ROUTES\"}${BENCH_IMPORT_WHOLE_UPTO:+ BENCH_IMPORT_WHOLE_UPTO=$BENCH_IMPORT_WHOLE_UPTO}${BENCH_IMPORT_ESIMS:+ BENCH_IMPORT_ESIMS=$BENCH_IMPORT_ESIMS}"
 section() {
   local list
   list=$(printf '%s, ' "${sizes[@]}")
@@ -305,6 +349,10 @@ section() {
   echo "importing guide in a fresh working directory, each command under GNU time (CPU: the CLI's and its providers')."
   echo "The same-schema floor takes the same ids into a provider of the same schema that answers from memory, by a"
   echo "for_each import block over a variable (it has no data source): what any provider of this schema costs."
+  if has creates; then
+    echo "The creates rows: with the largest account in place, an apply of 5 creates beside a mobileplan_esims data"
+    echo "source, against $esims eSIMs; its bound is one scan of the inventory, ceil($esims/25) + 10 requests."
+  fi
   echo
   echo "| N | CLI, route | command | wall (s) | CPU (s) | requests |"
   echo "|---|---|---|---|---|---|"
