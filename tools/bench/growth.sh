@@ -175,7 +175,7 @@ kb_per() { awk -v b="$1" -v n="$2" 'BEGIN { if (b == "â€“" || b == "") print "â€
 failed=()
 results() {
   local cli_version tofu_version row n n0 first label
-  cli_version=$(terraform version | head -1)
+  cli_version=$(terraform version | sed -n 1p) # not head: see import.sh's cli_name
   tofu_version=$("$tofu" version 2>/dev/null | head -1 || true)
   echo "<!-- bench-growth -->"
   echo "## One workspace, growing, per CLI and state backend"

@@ -103,7 +103,9 @@ api_create() {
 : >"$work/created"
 
 # cli_name BIN: "Terraform 1.11.4" or "OpenTofu 1.12.6".
-cli_name() { "$1" version | head -1 | sed -E 's/^(Terraform|OpenTofu) v([^ ]+).*/\1 \2/'; }
+# (awk reads to the end: head would leave the CLI to die of SIGPIPE while it
+# writes its other lines, which pipefail turns into the script's end.)
+cli_name() { "$1" version | awk '/^(Terraform|OpenTofu) v/ && !seen { print $1, substr($2, 2); seen = 1 }'; }
 # at_least BIN VERSION: the CLI's version is VERSION or newer.
 at_least() {
   local v
