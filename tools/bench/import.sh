@@ -418,6 +418,9 @@ section() {
   echo "importing guide in a fresh working directory, each command under GNU time (CPU: the CLI's and its providers')."
   echo "The same-schema floor takes the same ids into a provider of the same schema that answers from memory, by a"
   echo "for_each import block over a variable (it has no data source): what any provider of this schema costs."
+  if [ "$rounds" -gt 1 ]; then
+    echo "Each plan that changes nothing ran $rounds times: its row is the run of median CPU, with the most requests any sent."
+  fi
   if has creates; then
     echo "The creates rows: with the largest account in place, an apply of 5 creates beside a mobileplan_esims data"
     echo "source, against $esims eSIMs; its bound is one scan of the inventory, ceil($esims/25) + 10 requests."
