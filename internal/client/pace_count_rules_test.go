@@ -211,6 +211,12 @@ func windowRows() []policyRow {
 			want: expect{at: 0, mode: modeByWindow, delay: 10 * time.Second, woken: &no},
 		},
 		{
+			name: "rule 11: a request never answered may have been counted",
+			events: seq(adoptWindow(3, 10*time.Second, 1, 10*time.Second),
+				one(event{at: 0, sends: 1, lost: true})),
+			want: expect{at: 0, mode: modeByWindow, delay: 10 * time.Second},
+		},
+		{
 			name: "rule 11: refused past the window's end with no Retry-After or t: the next end a window from now",
 			events: seq(adoptWindow(50, 10*time.Second, 45, 9*time.Second), one(event{at: 8 * time.Second, sends: 1, answer: withFields(ok200(), 50, 10*time.Second, 0, time.Second)}),
 				one(event{at: 10 * time.Second, sends: 1, answer: refused(0)})),

@@ -358,8 +358,14 @@ func (p *policy) decide(now time.Time) admission {
 }
 
 // unanswered takes a request sent and never answered (a transport error,
-// a timeout) off the requests in flight.
-func (p *policy) unanswered() { p.inFlight = max(0, p.inFlight-1) }
+// a timeout) off the requests in flight. The service may have counted it:
+// a window's reckoning keeps it spent.
+func (p *policy) unanswered() {
+	p.inFlight = max(0, p.inFlight-1)
+	if p.mode == modeByWindow {
+		p.windowLow--
+	}
+}
 
 // takeNotes returns what the policy did since it was last asked, for the
 // log, and forgets it.

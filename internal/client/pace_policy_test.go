@@ -32,6 +32,9 @@ type event struct {
 	// request, sent at an earlier event and in flight since; otherwise it
 	// answers the event's last send, or one sent before the row began.
 	of int
+	// lost, after the sends, takes the last of them off the requests in
+	// flight as never answered (a transport error or a timeout).
+	lost bool
 }
 
 func ok200() *answer { return &answer{status: http.StatusOK} }
@@ -92,6 +95,9 @@ func (r policyRow) check(tune tuning) []string {
 			t := p.sent(now)
 			sends = append(sends, sentAs{now, t})
 			epoch = t.epoch
+		}
+		if e.lost {
+			p.unanswered()
 		}
 		if e.answer != nil {
 			a := *e.answer
