@@ -75,9 +75,11 @@ func (p *policy) observeAccepted(now time.Time, a answer) {
 }
 
 func (p *policy) observeRefused(now time.Time, a answer) {
-	// Refused where a window's reckoning held some (not past an end it
-	// expected, and not before the fields were read): others spent them.
-	othersSpent := p.mode == modeByWindow && !p.windowEnded(now) && p.windowLeft(now) >= 0
+	// Refused where a window's reckoning held a unit for this request (not
+	// past an end it expected, and not before the fields were read):
+	// others spent it. The request is off the requests in flight already,
+	// so the reckoning held it one more.
+	othersSpent := p.mode == modeByWindow && !p.windowEnded(now) && p.windowLeft(now) >= 1
 	if a.fields && !p.distrusted && p.withoutFields > 0 {
 		p.distrust(now, fieldsComeAndGo)
 	}

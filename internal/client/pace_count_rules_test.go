@@ -217,6 +217,23 @@ func windowRows() []policyRow {
 			want: expect{at: 0, mode: modeByWindow, delay: 10 * time.Second},
 		},
 		{
+			// Two in flight where two were left: the second refused, so
+			// others took a unit.
+			name: "rule 11: a 429 where the reckoning held a unit for the request shows others",
+			events: seq(adoptWindow(3, 10*time.Second, 2, 10*time.Second),
+				one(event{at: time.Second, sends: 1}),
+				one(event{at: time.Second, sends: 1, answer: withFields(refused(9*time.Second), 3, 10*time.Second, 0, 9*time.Second)})),
+			want: expect{at: time.Second, mode: modeByWindow, others: &yes},
+		},
+		{
+			// Two in flight where one was left: the first may have taken it.
+			name: "rule 11: a 429 where the reckoning held none for the request shows no others",
+			events: seq(adoptWindow(3, 10*time.Second, 1, 10*time.Second),
+				one(event{at: time.Second, sends: 1}),
+				one(event{at: time.Second, sends: 1, answer: withFields(refused(9*time.Second), 3, 10*time.Second, 0, 9*time.Second)})),
+			want: expect{at: time.Second, mode: modeByWindow, others: &no},
+		},
+		{
 			name: "rule 11: refused past the window's end with no Retry-After or t: the next end a window from now",
 			events: seq(adoptWindow(50, 10*time.Second, 45, 9*time.Second), one(event{at: 8 * time.Second, sends: 1, answer: withFields(ok200(), 50, 10*time.Second, 0, time.Second)}),
 				one(event{at: 10 * time.Second, sends: 1, answer: refused(0)})),
