@@ -25,7 +25,7 @@
 # inventory (BENCH_IMPORT_ESIMS eSIMs, default the largest N + 100), whose
 # bound is one scan of it, its pages + 10.
 # BENCH_IMPORT_WHOLE_UPTO=N runs the routes whose resource is one for_each
-# of all the ids (all but sliced) only at sizes up to N: past 10,000 their
+# of all the ids (all but the sliced ones) only at sizes up to N: past 10,000 their
 # first plan takes each CLI tens of minutes. BENCH_IMPORT_ROUNDS=R (default
 # 1) runs each plan that changes nothing R times and reports the median.
 # Each route runs
