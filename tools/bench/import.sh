@@ -139,6 +139,17 @@ bare_config() {
   esac
 }
 
+# floor_provider: the same-schema floor's required_providers, for a
+# module of a floor configuration; floor_head: that and the ids variable,
+# for its root module.
+floor_provider() {
+  printf 'terraform {\n  required_providers {\n    mobileplan = { source = "bench/mobileplan" }\n  }\n}\n\n'
+}
+floor_head() {
+  floor_provider
+  printf 'variable "ids" {\n  type = set(string)\n}\n\n'
+}
+
 # run ROW COMMAND BIN DIR ARGS...: one command, timed; a row of the table.
 # A plan that changes nothing (the first plan of an import, a plan without
 # a provider) runs BENCH_IMPORT_ROUNDS times, and its row is the run of
@@ -254,17 +265,7 @@ for bin in "${clis[@]}"; do
   if has sliced-floor; then
     dir=$work/$RANDOM-sliced-floor
     mkdir -p "$dir/slice"
-    cat >"$dir/main.tf" <<'TF'
-terraform {
-  required_providers {
-    mobileplan = { source = "bench/mobileplan" }
-  }
-}
-
-variable "ids" {
-  type = set(string)
-}
-
+    { floor_head; cat <<'TF'; } >"$dir/main.tf"
 locals {
   adopt    = { for id in var.ids : id => "plan_004" }
   slice_of = { for id in keys(local.adopt) : id => substr(id, length(id) - 2, 2) }
@@ -283,13 +284,7 @@ module "slice" {
   adopt    = { for id in each.value : id => local.adopt[id] }
 }
 TF
-    cat >"$dir/slice/main.tf" <<'TF'
-terraform {
-  required_providers {
-    mobileplan = { source = "bench/mobileplan" }
-  }
-}
-
+    { floor_provider; cat <<'TF'; } >"$dir/slice/main.tf"
 variable "adopt" {
   type = map(string)
 }
@@ -329,17 +324,7 @@ TF
     mkdir -p "$dir"
     key="id       = each.key"
     [ "$how" = identity ] && key="identity = { id = each.key }"
-    cat >"$dir/main.tf" <<TF
-terraform {
-  required_providers {
-    mobileplan = { source = "bench/mobileplan" }
-  }
-}
-
-variable "ids" {
-  type = set(string)
-}
-
+    { floor_head; cat <<TF; } >"$dir/main.tf"
 locals {
   adopt = { for id in var.ids : id => "plan_004" }
 }
