@@ -1,7 +1,9 @@
 package provider
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,9 +80,12 @@ func bulkImport(t *testing.T, name string, existing int) {
 	ds := emulator.DefaultDataset(manyPlans, 4*existing) // eSIMs of every label for the three plans
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
 	var ids []string
+	iccids := map[string]string{} // id => its eSIM's ICCID
 	for i := range existing {
 		planID := []string{"plan_010", "plan_001", "plan_002"}[i%3] // no label (any eSIM), global, europe
-		ids = append(ids, prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: planID}).ID)
+		sub := prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: planID})
+		ids = append(ids, sub.ID)
+		iccids[sub.ID] = sub.EsimICCID
 	}
 	cutoff := time.Unix(srv.Now()+1, 0).UTC().Format(time.RFC3339)
 	expired, elsewhere := ids[3], ids[7]
@@ -151,6 +156,15 @@ func bulkImport(t *testing.T, name string, existing int) {
 		if strings.Contains(state, id) {
 			t.Errorf("%s was adopted", id)
 		}
+	}
+	var output map[string]string
+	if err := json.Unmarshal([]byte(tf.Must("output", "-json", "adopted")), &output); err != nil {
+		t.Fatalf("output adopted: %v", err)
+	}
+	delete(iccids, expired)
+	delete(iccids, elsewhere)
+	if !maps.Equal(output, iccids) {
+		t.Errorf("output adopted holds %d ids, want the %d adopted, each with its eSIM's ICCID: %v", len(output), len(iccids), output)
 	}
 	if !sliced {
 		return
