@@ -18,8 +18,3 @@ resource "mobileplan_subscription" "adopted" {
   for_each = var.adopt
   plan_id  = each.value
 }
-
-output "adopted" {
-  description = "Subscription id => eSIM ICCID of each subscription of this slice."
-  value       = { for id, s in mobileplan_subscription.adopted : id => s.esim_iccid }
-}
