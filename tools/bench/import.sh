@@ -384,7 +384,9 @@ fi
 
 marker=bench-import
 [ "${#sizes[@]}" -gt 1 ] || [ "$commands" != all ] && marker=bench-import-curve
-# A run of chosen routes has a section of its own.
+# Each set of sizes, and each of chosen routes, has a section of its own:
+# a run at 2,000 and 20,000 keeps the one at 2,000 and 10,000.
+[ "${#sizes[@]}" -gt 1 ] && marker=$marker-$(IFS=-; printf '%s' "${sizes[*]}")
 chosen=$(printf '%s' "${BENCH_IMPORT_ROUTES:-}" | tr -s ' ' '-')
 [ -n "$chosen" ] && marker=$marker-$chosen
 settings="BENCH_IMPORT_SIZES=\"${sizes[*]}\" BENCH_IMPORT_COMMANDS=$commands${BENCH_IMPORT_ROUTES:+ BENCH_IMPORT_ROUTES=\"$BENCH_IMPORT_ROUTES\"}${BENCH_IMPORT_WHOLE_UPTO:+ BENCH_IMPORT_WHOLE_UPTO=$BENCH_IMPORT_WHOLE_UPTO}${BENCH_IMPORT_ESIMS:+ BENCH_IMPORT_ESIMS=$BENCH_IMPORT_ESIMS}${BENCH_IMPORT_ROUNDS:+ BENCH_IMPORT_ROUNDS=$BENCH_IMPORT_ROUNDS}"
