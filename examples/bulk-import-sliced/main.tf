@@ -71,12 +71,11 @@ module "slice" {
   adopt    = { for id in each.value : id => local.adopt[id] }
 }
 
-# The ICCIDs as the data source lists them, not as each slice's output:
-# for a reference to a resource in a module called 256 times, the CLI
-# gathers that resource's planned changes in every slice, 256 x N in all
-# (on Terraform 1.16.4, about a quarter of the first plan's CPU at
-# 10,000). An index into a map costs a step a subscription; lookup() on
-# it, N x N.
+# The ICCIDs as the data source lists them at each plan, not an output of
+# each slice: for each slice's reference to its resource, Terraform 1.16.4
+# gathers the planned changes of that resource in all 256 slices, 256 x N
+# in all (a quarter of the first plan's CPU at 10,000). Here it is one map
+# lookup a subscription.
 locals {
   iccid = { for s in data.mobileplan_subscriptions.existing.subscriptions : s.id => s.esim_iccid }
 }

@@ -384,8 +384,9 @@ fi
 
 marker=bench-import
 [ "${#sizes[@]}" -gt 1 ] || [ "$commands" != all ] && marker=bench-import-curve
-# Each set of sizes, and each of chosen routes, has a section of its own:
-# a run at 2,000 and 20,000 keeps the one at 2,000 and 10,000.
+# Each set of two or more sizes, and each set of chosen routes, has a
+# section of its own: a run at 2,000 and 20,000 leaves the one at 2,000
+# and 10,000 in place (other settings, such as the rounds, do not).
 [ "${#sizes[@]}" -gt 1 ] && marker=$marker-$(IFS=-; printf '%s' "${sizes[*]}")
 chosen=$(printf '%s' "${BENCH_IMPORT_ROUTES:-}" | tr -s ' ' '-')
 [ -n "$chosen" ] && marker=$marker-$chosen
