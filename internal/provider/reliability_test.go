@@ -105,24 +105,26 @@ resource "mobileplan_subscription" "test" {
 	}
 }
 
-// Each failure of a refresh is reported and leaves state as it was.
+// Each failure of a refresh is reported and leaves state as it was. The
+// failures are steps of one run, each plan failing on its own: a plan
+// writes no state, so a provider that dropped the subscription on a failure
+// would plan its create without error, and the last step's empty plan with
+// the same id shows the state the failures left.
 func TestAccReliability_refreshFailuresKeepState(t *testing.T) {
 	t.Parallel()
-	cases := map[string]struct {
+	failures := []struct {
+		name string
 		rule emulator.FaultRule
 		want []string
 	}{
-		"401 mid-run":    {emulator.FaultRule{Action: "status", Status: 401}, []string{"Could not read subscription", "HTTP 401 Unauthorized", "Code: unauthorized", "MOBILEPLAN_API_TOKEN"}},
-		"malformed JSON": {emulator.FaultRule{Action: "malformed"}, []string{"Could not read subscription", "HTTP 200, but the answer could not be read", "unexpected end of JSON input"}},
-		"HTML 502 page":  {emulator.FaultRule{Action: "html"}, []string{"Could not read subscription", "HTTP 502 Bad Gateway", "(after 2 attempts)", "<title>502 Bad Gateway</title>", "gateway in front of it, failed"}},
-		"empty 502":      {emulator.FaultRule{Action: "empty"}, []string{"HTTP 502 Bad Gateway", "empty body"}},
-		"503 exhausted":  {emulator.FaultRule{Action: "status", Status: 503}, []string{"HTTP 503 Service Unavailable", "(after 2 attempts)", "Code: internal"}},
+		{"401 mid-run", emulator.FaultRule{Action: "status", Status: 401}, []string{"Could not read subscription", "HTTP 401 Unauthorized", "Code: unauthorized", "MOBILEPLAN_API_TOKEN"}},
+		{"malformed JSON", emulator.FaultRule{Action: "malformed"}, []string{"Could not read subscription", "HTTP 200, but the answer could not be read", "unexpected end of JSON input"}},
+		{"HTML 502 page", emulator.FaultRule{Action: "html"}, []string{"Could not read subscription", "HTTP 502 Bad Gateway", "(after 2 attempts)", "<title>502 Bad Gateway</title>", "gateway in front of it, failed"}},
+		{"empty 502", emulator.FaultRule{Action: "empty"}, []string{"HTTP 502 Bad Gateway", "empty body"}},
+		{"503 exhausted", emulator.FaultRule{Action: "status", Status: 503}, []string{"HTTP 503 Service Unavailable", "(after 2 attempts)", "Code: internal"}},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			srv := startEmulator(t)
-			config := fmt.Sprintf(`
+	srv := startEmulator(t)
+	config := fmt.Sprintf(`
 provider "mobileplan" {
   base_url    = %q
   api_token   = %q
@@ -131,35 +133,34 @@ provider "mobileplan" {
 resource "mobileplan_subscription" "test" {
   plan_id = "plan_001"
 }`, srv.URL, srv.Token)
-			sameID := statecheck.CompareValue(compare.ValuesSame())
-			rule := tc.rule
-			// The list and the GET of one subscription: a refresh that finds
-			// its page failing reads by GET, which fails too.
-			rule.Method, rule.PathPrefix = "GET", "/v1/subscriptions"
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: providersFor(t),
-				Steps: []resource.TestStep{
-					{
-						Config:            config,
-						ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(subAddr, at("id"))},
-					},
-					{
-						PreConfig:   func() { srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{rule}}) },
-						Config:      config,
-						ExpectError: errorPattern(tc.want...),
-					},
-					{
-						PreConfig: func() { srv.SetFaults(emulator.Faults{}) },
-						Config:    config,
-						ConfigPlanChecks: resource.ConfigPlanChecks{
-							PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-						},
-						ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(subAddr, at("id"))},
-					},
-				},
-			})
+	sameID := statecheck.CompareValue(compare.ValuesSame())
+	steps := []resource.TestStep{{
+		Config:            config,
+		ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(subAddr, at("id"))},
+	}}
+	for _, failure := range failures {
+		// The list and the GET of one subscription: a refresh that finds
+		// its page failing reads by GET, which fails too.
+		rule := failure.rule
+		rule.Method, rule.PathPrefix = "GET", "/v1/subscriptions"
+		steps = append(steps, resource.TestStep{
+			PreConfig: func() {
+				t.Logf("refresh failing with %s", failure.name)
+				srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{rule}})
+			},
+			Config:      config,
+			ExpectError: errorPattern(failure.want...),
 		})
 	}
+	steps = append(steps, resource.TestStep{
+		PreConfig: func() { srv.SetFaults(emulator.Faults{}) },
+		Config:    config,
+		ConfigPlanChecks: resource.ConfigPlanChecks{
+			PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+		},
+		ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(subAddr, at("id"))},
+	})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: providersFor(t), Steps: steps})
 }
 
 // A 404 on refresh is the one failure that changes state: the
