@@ -34,6 +34,22 @@ func readList(t testing.TB, server tfprotov6.ProviderServer, schemas *tfprotov6.
 	return resp
 }
 
+// listedItems is the list attribute items of resp, a ReadDataSource
+// answer of the list data source name.
+func listedItems(t testing.TB, schemas *tfprotov6.GetProviderSchemaResponse, name, items string, resp *tfprotov6.ReadDataSourceResponse) []tftypes.Value {
+	t.Helper()
+	value, err := resp.State.Unmarshal(schemas.DataSourceSchemas[name].ValueType())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attrs map[string]tftypes.Value
+	var list []tftypes.Value
+	if err := value.As(&attrs); err != nil || attrs[items].As(&list) != nil {
+		t.Fatalf("%s: cannot read %s: %v", name, items, err)
+	}
+	return list
+}
+
 // The list data sources answer the same bytes with the speed-up that
 // writes their items (fastpath.EncodeLists) as through the framework
 // alone: every list, filtered or not, cut by max_items or not, over
@@ -80,17 +96,7 @@ func TestListDataSources_sameAnswerWithAndWithoutFastpath(t *testing.T) {
 		if !bytes.Equal(got.State.MsgPack, want.State.MsgPack) {
 			t.Errorf("%s %v: %d bytes with the speed-up, %d through the framework alone", c.name, c.filters, len(got.State.MsgPack), len(want.State.MsgPack))
 		}
-		typ := schemas.DataSourceSchemas[c.name].ValueType().(tftypes.Object)
-		value, err := got.State.Unmarshal(typ)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var attrs map[string]tftypes.Value
-		var items []tftypes.Value
-		if err := value.As(&attrs); err != nil || attrs[c.items].As(&items) != nil {
-			t.Fatalf("%s: cannot read %s: %v", c.name, c.items, err)
-		}
-		t.Logf("%s %v: %d items, %d bytes", c.name, c.filters, len(items), len(got.State.MsgPack))
+		t.Logf("%s %v: %d items, %d bytes", c.name, c.filters, len(listedItems(t, schemas, c.name, c.items, got)), len(got.State.MsgPack))
 	}
 }
 

@@ -40,14 +40,20 @@ func NewProtoHarness(tb testing.TB, server tfprotov6.ProviderServer, srv *emulat
 // the server's schemas and every diagnostic of both calls.
 func ConfigureServer(tb testing.TB, server tfprotov6.ProviderServer, settings map[string]string) (*tfprotov6.GetProviderSchemaResponse, []*tfprotov6.Diagnostic) {
 	tb.Helper()
+	values := map[string]tftypes.Value{}
+	for name, v := range settings {
+		values[name] = tftypes.NewValue(tftypes.String, v)
+	}
+	return ConfigureServerWith(tb, server, values)
+}
+
+// ConfigureServerWith is ConfigureServer with settings of any type.
+func ConfigureServerWith(tb testing.TB, server tfprotov6.ProviderServer, values map[string]tftypes.Value) (*tfprotov6.GetProviderSchemaResponse, []*tfprotov6.Diagnostic) {
+	tb.Helper()
 	ctx := context.Background()
 	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
 		tb.Fatal(err)
-	}
-	values := map[string]tftypes.Value{}
-	for name, v := range settings {
-		values[name] = tftypes.NewValue(tftypes.String, v)
 	}
 	config := ProviderConfig(tb, schemas, nil, values)
 	validated, err := server.ValidateProviderConfig(ctx, &tfprotov6.ValidateProviderConfigRequest{Config: config})
