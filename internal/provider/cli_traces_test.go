@@ -115,8 +115,6 @@ var oneCLITests = []string{
 	"TestCLI_planUnderAQuotaIsBoundedAndSaysSo",
 	"TestCLI_privateCAThroughProxy",
 	"TestProvider_environment",
-	"TestProvider_refusesPlainHTTPToRemoteHost",
-	"TestProvider_rejectsBadSettings",
 	"TestProvider_wrongBaseURLSaysSo",
 }
 

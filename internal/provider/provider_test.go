@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,32 +13,72 @@ import (
 	"testing"
 
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/acctest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
+
+// The provider's settings, and the environment behind them, are read by
+// the provider alone: the rows of these tests make Terraform's calls
+// in-process, as a plan of data "mobileplan_plans" does. A row's want is a
+// pattern of the error diagnostics, or "" for none and the plans listed.
+type settingsRow struct {
+	name     string
+	env      map[string]string        // the environment; nil is the process's
+	settings map[string]tftypes.Value // the provider block; every other setting null
+	want     string
+}
+
+// run validates and configures a provider with the row's environment and
+// settings, then, as Terraform would once that succeeds, reads the plans.
+func (row settingsRow) run(t *testing.T) {
+	t.Helper()
+	var opts []Option
+	if row.env != nil {
+		opts = append(opts, withEnvironment(row.env))
+	}
+	server := testServer(opts...)
+	schemas, diags := prototest.ConfigureServerWith(t, server, row.settings)
+	var plans *tfprotov6.ReadDataSourceResponse
+	if !hasErrors(diags) {
+		plans = readList(t, server, schemas, "mobileplan_plans", nil)
+		diags = append(diags, plans.Diagnostics...)
+	}
+	if row.want != "" {
+		if !hasErrors(diags) || !regexp.MustCompile(row.want).MatchString(prototest.DiagText(diags)) {
+			t.Fatalf("want an error matching %s, got:\n%s", row.want, prototest.DiagText(diags))
+		}
+		return
+	}
+	if len(diags) > 0 {
+		t.Fatalf("want no diagnostics, got:\n%s", prototest.DiagText(diags))
+	}
+	if n := len(listedItems(t, schemas, "mobileplan_plans", "ids", plans)); n != emulator.DefaultPlans {
+		t.Errorf("the plans data source lists %d ids, want the service's %d", n, emulator.DefaultPlans)
+	}
+}
+
+// text is a string setting.
+func text(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+
+// number is a number setting.
+func number(f float64) tftypes.Value { return tftypes.NewValue(tftypes.Number, big.NewFloat(f)) }
 
 func TestProvider_refusesPlainHTTPToRemoteHost(t *testing.T) {
 	t.Parallel()
 	for _, url := range []string{"http://api.example.com", "http://10.0.0.5:8089", "http://127.0.0.1.nip.io"} {
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: providersFor(t),
-			Steps: []resource.TestStep{{
-				Config: fmt.Sprintf(`
-provider "mobileplan" {
-  base_url  = %q
-  api_token = "secret"
-}
-data "mobileplan_plans" "all" {}
-`, url),
-				ExpectError: regexp.MustCompile(`(?s)Invalid base_url.*plain http to a host that is not loopback`),
-			}},
+		t.Run(url, func(t *testing.T) {
+			t.Parallel()
+			settingsRow{
+				settings: map[string]tftypes.Value{"base_url": text(url), "api_token": text("secret")},
+				want:     `(?s)Invalid base_url.*plain http to a host that is not loopback`,
+			}.run(t)
 		})
 	}
 }
@@ -45,30 +86,20 @@ data "mobileplan_plans" "all" {}
 func TestProvider_rejectsBadSettings(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	for name, tc := range map[string]struct{ block, want string }{
-		"timeout":     {`request_timeout = "soon"`, `Invalid duration`},
-		"negative":    {`request_timeout = "-5s"`, `Invalid duration`},
-		"retries":     {`max_retries = 11`, `max_retries value must be between 0 and 10`},
-		"not a url":   {`base_url = "api.example.com"`, `not an absolute http\(s\) URL`},
-		"userinfo":    {`base_url = "https://user:pw@api.example.com"`, `carries credentials`},
-		"rate zero":   {`max_requests_per_second = 0`, `(?s)max_requests_per_second.*value must be at least 0\.001`},
-		"rate tiny":   {`max_requests_per_second = 0.0005`, `(?s)max_requests_per_second.*value must be at least 0\.001`},
-		"ends in /v1": {fmt.Sprintf(`base_url = "%s/v1"`, srv.URL), `(?s)Invalid base_url.*ends in /v1; give the service.s root, without\s+/v1`},
+	for _, row := range []settingsRow{
+		{name: "timeout", settings: map[string]tftypes.Value{"request_timeout": text("soon")}, want: `Invalid duration`},
+		{name: "negative", settings: map[string]tftypes.Value{"request_timeout": text("-5s")}, want: `Invalid duration`},
+		{name: "retries", settings: map[string]tftypes.Value{"max_retries": number(11)}, want: `max_retries value must be between 0 and 10`},
+		{name: "not a url", settings: map[string]tftypes.Value{"base_url": text("api.example.com")}, want: `not an absolute http\(s\) URL`},
+		{name: "userinfo", settings: map[string]tftypes.Value{"base_url": text("https://user:pw@api.example.com")}, want: `carries credentials`},
+		{name: "rate zero", settings: map[string]tftypes.Value{"max_requests_per_second": number(0)}, want: `(?s)max_requests_per_second.*value must be at least 0\.001`},
+		{name: "rate tiny", settings: map[string]tftypes.Value{"max_requests_per_second": number(0.0005)}, want: `(?s)max_requests_per_second.*value must be at least 0\.001`},
+		{name: "ends in /v1", settings: map[string]tftypes.Value{"base_url": text(srv.URL + "/v1")}, want: `(?s)Invalid base_url.*ends in /v1; give the service.s root, without\s+/v1`},
 	} {
-		t.Run(name, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: providersFor(t),
-				Steps: []resource.TestStep{{
-					Config: fmt.Sprintf(`
-provider "mobileplan" {
-  api_token = %q
-  %s
-}
-data "mobileplan_plans" "all" {}
-`, srv.Token, tc.block),
-					ExpectError: regexp.MustCompile(tc.want),
-				}},
-			})
+		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
+			row.settings["api_token"] = text(srv.Token)
+			row.run(t)
 		})
 	}
 }
@@ -100,95 +131,30 @@ func TestProvider_wrongBaseURLSaysSo(t *testing.T) {
 	}
 }
 
-// The MOBILEPLAN_* variables, each subtest with an environment of its own
-// (withEnvironment), side by side.
+// The MOBILEPLAN_* variables, each row with an environment of its own
+// (withEnvironment), side by side; the row that creates under a rate limit
+// runs through the CLI.
 func TestProvider_environment(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	const emptyBlock = `
-provider "mobileplan" {}
-data "mobileplan_plans" "all" {}
-`
-	t.Run("missing token says how to set it", func(t *testing.T) {
-		t.Parallel()
-		env := map[string]string{EnvBaseURL: srv.URL, EnvAPIToken: ""}
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: providersFor(t, withEnvironment(env)),
-			Steps: []resource.TestStep{{
-				Config:      emptyBlock,
-				ExpectError: regexp.MustCompile(`(?s)Missing api_token.*MOBILEPLAN_API_TOKEN`),
-			}},
-		})
-	})
-	t.Run("missing base_url says how to set it", func(t *testing.T) {
-		t.Parallel()
-		env := map[string]string{EnvBaseURL: "", EnvAPIToken: srv.Token}
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: providersFor(t, withEnvironment(env)),
-			Steps: []resource.TestStep{{
-				Config:      emptyBlock,
-				ExpectError: regexp.MustCompile(`(?s)Missing base_url.*MOBILEPLAN_BASE_URL`),
-			}},
-		})
-	})
-	t.Run("environment alone configures the provider", func(t *testing.T) {
-		t.Parallel()
-		env := map[string]string{EnvBaseURL: srv.URL, EnvAPIToken: srv.Token}
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: providersFor(t, withEnvironment(env)),
-			Steps: []resource.TestStep{{
-				Config: emptyBlock,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.mobileplan_plans.all", tfjsonpath.New("ids"), knownvalue.ListSizeExact(emulator.DefaultPlans)),
-				},
-			}},
-		})
-	})
-	t.Run("empty strings count as unset", func(t *testing.T) {
-		t.Parallel()
-		env := map[string]string{EnvBaseURL: srv.URL, EnvAPIToken: srv.Token}
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: providersFor(t, withEnvironment(env)),
-			Steps: []resource.TestStep{{
-				Config: `
-provider "mobileplan" {
-  base_url  = ""
-  api_token = ""
-}
-data "mobileplan_plans" "all" {}
-`,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.mobileplan_plans.all", tfjsonpath.New("ids"), knownvalue.ListSizeExact(emulator.DefaultPlans)),
-				},
-			}},
-		})
-	})
-	t.Run("provider block wins over environment", func(t *testing.T) {
-		t.Parallel()
-		env := map[string]string{EnvBaseURL: "http://127.0.0.1:1", EnvAPIToken: "wrong-token"}
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: providersFor(t, withEnvironment(env)),
-			Steps: []resource.TestStep{{
-				Config: withProvider(srv, `data "mobileplan_plans" "all" {}`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.mobileplan_plans.all", tfjsonpath.New("ids"), knownvalue.ListSizeExact(emulator.DefaultPlans)),
-				},
-			}},
-		})
-	})
 	// The block's rule: what max_requests_per_second = 0.0005 is refused
 	// with (TestProvider_rejectsBadSettings) is refused from the variable.
-	for _, bad := range []string{"fast", "0.0005"} {
-		t.Run("a bad rate ceiling in the environment is named: "+bad, func(t *testing.T) {
+	badRate := func(bad string) string {
+		return `(?s)Invalid MOBILEPLAN_MAX_REQUESTS_PER_SECOND.*"` + regexp.QuoteMeta(bad) + `".*at least 0\.001`
+	}
+	for _, row := range []settingsRow{
+		{name: "missing token says how to set it", env: map[string]string{EnvBaseURL: srv.URL, EnvAPIToken: ""}, want: `(?s)Missing api_token.*MOBILEPLAN_API_TOKEN`},
+		{name: "missing base_url says how to set it", env: map[string]string{EnvBaseURL: "", EnvAPIToken: srv.Token}, want: `(?s)Missing base_url.*MOBILEPLAN_BASE_URL`},
+		{name: "environment alone configures the provider", env: map[string]string{EnvBaseURL: srv.URL, EnvAPIToken: srv.Token}},
+		{name: "empty strings count as unset", env: map[string]string{EnvBaseURL: srv.URL, EnvAPIToken: srv.Token}, settings: map[string]tftypes.Value{"base_url": text(""), "api_token": text("")}},
+		{name: "provider block wins over environment", env: map[string]string{EnvBaseURL: "http://127.0.0.1:1", EnvAPIToken: "wrong-token"}, settings: map[string]tftypes.Value{"base_url": text(srv.URL), "api_token": text(srv.Token)}},
+		{name: "a bad rate ceiling in the environment is named: fast", env: map[string]string{EnvBaseURL: srv.URL, EnvAPIToken: srv.Token, EnvMaxRequestsPerSecond: "fast"}, want: badRate("fast")},
+		{name: "a bad rate ceiling in the environment is named: 0.0005", env: map[string]string{EnvBaseURL: srv.URL, EnvAPIToken: srv.Token, EnvMaxRequestsPerSecond: "0.0005"}, want: badRate("0.0005")},
+		{name: "a refused token says how to set it", env: map[string]string{EnvBaseURL: srv.URL, EnvAPIToken: "wrong-token"}, want: `(?s)HTTP 401 Unauthorized.*Code: unauthorized.*MOBILEPLAN_API_TOKEN`},
+	} {
+		t.Run(row.name, func(t *testing.T) {
 			t.Parallel()
-			env := map[string]string{EnvBaseURL: srv.URL, EnvAPIToken: srv.Token, EnvMaxRequestsPerSecond: bad}
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: providersFor(t, withEnvironment(env)),
-				Steps: []resource.TestStep{{
-					Config:      emptyBlock,
-					ExpectError: regexp.MustCompile(`(?s)Invalid MOBILEPLAN_MAX_REQUESTS_PER_SECOND.*"` + regexp.QuoteMeta(bad) + `".*at least 0\.001`),
-				}},
-			})
+			row.run(t)
 		})
 	}
 	t.Run("the rate ceiling from the environment is never refused", func(t *testing.T) {
@@ -203,17 +169,6 @@ data "mobileplan_plans" "all" {}
 		if st := limited.Stats(); st.RateLimited != 0 || st.Subscriptions != 10 {
 			t.Errorf("%d answered 429, %d subscriptions; want none refused, 10 created", st.RateLimited, st.Subscriptions)
 		}
-	})
-	t.Run("a refused token says how to set it", func(t *testing.T) {
-		t.Parallel()
-		env := map[string]string{EnvBaseURL: srv.URL, EnvAPIToken: "wrong-token"}
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: providersFor(t, withEnvironment(env)),
-			Steps: []resource.TestStep{{
-				Config:      emptyBlock,
-				ExpectError: regexp.MustCompile(`(?s)HTTP 401 Unauthorized.*Code: unauthorized.*MOBILEPLAN_API_TOKEN`),
-			}},
-		})
 	})
 }
 
