@@ -54,7 +54,6 @@ const cliTracesFile = "testdata/cli-traces.txt"
 // upgrades, the examples' evaluation.
 var oneCLITests = []string{
 	"TestAccDataSource_endlessListStops",
-	"TestAccDataSources_emptyInputsRefused",
 	"TestAccEsimDataSource_parity",
 	"TestAccEsimsDataSource_parity",
 	"TestAccListDataSource_filterValuesChecked",

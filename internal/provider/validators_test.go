@@ -1,26 +1,57 @@
 package provider
 
 import (
+	"context"
 	"regexp"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // An empty key or filter is refused when the configuration is validated,
 // before any request: an empty id would ask the service for the list's
-// path, and an empty filter would silently match nothing.
-func TestAccDataSources_emptyInputsRefused(t *testing.T) {
+// path, and an empty filter would silently match nothing. A plan of such a
+// configuration makes two calls before it stops, ValidateProviderConfig
+// and ValidateDataResourceConfig; each row makes them in-process.
+func TestDataSources_emptyInputsRefused(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	for _, config := range []string{
-		`data "mobileplan_plan" "x" { id = "" }`,
-		`data "mobileplan_esim" "x" { iccid = "" }`,
-		`data "mobileplan_subscription" "x" { id = "" }`,
-		`data "mobileplan_plans" "x" { label = "" }`,
-		`data "mobileplan_plans" "x" { coverage_profile_id = "" }`,
-		`data "mobileplan_esims" "x" { label = "" }`,
-		`data "mobileplan_subscriptions" "x" { plan_id = "" }`,
+	for _, row := range []struct{ dataSource, attribute string }{
+		{"mobileplan_plan", "id"},
+		{"mobileplan_esim", "iccid"},
+		{"mobileplan_subscription", "id"},
+		{"mobileplan_plans", "label"},
+		{"mobileplan_plans", "coverage_profile_id"},
+		{"mobileplan_esims", "label"},
+		{"mobileplan_subscriptions", "plan_id"},
 	} {
-		testAccPlanError(t, srv, config, regexp.MustCompile(`(?s)Invalid Attribute Value Length.*at least 1`))
+		t.Run(row.dataSource+"."+row.attribute, func(t *testing.T) {
+			t.Parallel()
+			server := testServer()
+			schemas, diags := prototest.ConfigureServer(t, server, prototest.EmulatorSettings(srv))
+			if len(diags) > 0 {
+				t.Fatalf("configure: %s", prototest.DiagText(diags))
+			}
+			typ := schemas.DataSourceSchemas[row.dataSource].ValueType().(tftypes.Object)
+			attrs := map[string]tftypes.Value{}
+			for name, attrType := range typ.AttributeTypes {
+				attrs[name] = tftypes.NewValue(attrType, nil)
+			}
+			attrs[row.attribute] = tftypes.NewValue(tftypes.String, "")
+			resp, err := server.ValidateDataResourceConfig(context.Background(), &tfprotov6.ValidateDataResourceConfigRequest{
+				TypeName: row.dataSource,
+				Config:   prototest.DynamicValue(t, typ, tftypes.NewValue(typ, attrs)),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !hasErrors(resp.Diagnostics) || !regexp.MustCompile(`(?s)Invalid Attribute Value Length.*at least 1`).MatchString(prototest.DiagText(resp.Diagnostics)) {
+				t.Errorf("%s = \"\": want the length refused, got:\n%s", row.attribute, prototest.DiagText(resp.Diagnostics))
+			}
+		})
 	}
-	expectNoRequests(t, srv, "empty inputs")
+	t.Cleanup(func() { expectNoRequests(t, srv, "empty inputs") })
 }
