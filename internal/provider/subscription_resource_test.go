@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -13,6 +15,7 @@ import (
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/state"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 const subAddr = "mobileplan_subscription.test"
@@ -214,33 +217,68 @@ func TestAccSubscription_preconditionFailures(t *testing.T) {
 	}
 }
 
+// A plan refuses a subscription configured with both plans, neither, or
+// an inline plan's bad field, before any create. The provider's part of
+// such a plan is ValidateResourceConfig, which fails: the rows make that
+// call in-process. A required field of the inline plan left out is
+// refused by the CLI itself, from the schema, so that case runs through
+// the CLI.
 func TestAccSubscription_planTimeErrors(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	cases := map[string]struct{ body, want string }{
-		"both":           {`plan_id = "plan_001"` + "\n" + `plan = { coverage_id = "c", data_mbs = 1, period_days = 1 }`, `(?s)Invalid Attribute Combination.*Exactly one of these attributes must be configured: \[plan_id,plan\]`},
-		"neither":        {``, `(?s)Missing Attribute Configuration.*Exactly one of these attributes must be configured: \[plan_id,plan\]`},
-		"empty id":       {`plan_id = ""`, `(?s)plan_id.*string length must be at least 1`},
-		"zero data":      {`plan = { coverage_id = "c", data_mbs = 0, period_days = 1 }`, `(?s)data_mbs.*value must be at least 1`},
-		"negative days":  {`plan = { coverage_id = "c", data_mbs = 1, period_days = -3 }`, `(?s)period_days.*value must be at least 1`},
-		"empty coverage": {`plan = { coverage_id = "", data_mbs = 1, period_days = 1 }`, `(?s)coverage_id.*string length must be at least 1`},
-		"missing field":  {`plan = { coverage_id = "c", data_mbs = 1 }`, `(?s)period_days.*required`},
+	t.Cleanup(func() {
+		if n := srv.RequestCounts()["POST /v1/subscriptions"]; n != 0 {
+			t.Errorf("plan-time errors sent %d create requests", n)
+		}
+	})
+	h := prototest.NewProtoHarness(t, testServer(), srv)
+	planType := h.Type.AttributeTypes["plan"].(tftypes.Object)
+	inline := func(coverage string, dataMBs, periodDays int64) map[string]tftypes.Value {
+		return map[string]tftypes.Value{"plan": prototest.Object(planType, map[string]tftypes.Value{
+			"coverage_id": tftypes.NewValue(tftypes.String, coverage),
+			"data_mbs":    tftypes.NewValue(tftypes.Number, dataMBs),
+			"period_days": tftypes.NewValue(tftypes.Number, periodDays),
+		})}
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: providersFor(t),
-				Steps: []resource.TestStep{{
-					Config:      withProvider(srv, "resource \"mobileplan_subscription\" \"test\" {\n"+tc.body+"\n}"),
-					PlanOnly:    true,
-					ExpectError: regexp.MustCompile(tc.want),
-				}},
+	both := inline("c", 1, 1)
+	both["plan_id"] = tftypes.NewValue(tftypes.String, "plan_001")
+	for _, row := range []struct {
+		name  string
+		attrs map[string]tftypes.Value
+		want  string
+	}{
+		{"both", both, `(?s)Invalid Attribute Combination.*Exactly one of these attributes must be configured: \[plan_id,plan\]`},
+		{"neither", nil, `(?s)Missing Attribute Configuration.*Exactly one of these attributes must be configured: \[plan_id,plan\]`},
+		{"empty id", map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, "")}, `(?s)plan_id.*string length must be at least 1`},
+		{"zero data", inline("c", 0, 1), `(?s)data_mbs.*value must be at least 1`},
+		{"negative days", inline("c", 1, -3), `(?s)period_days.*value must be at least 1`},
+		{"empty coverage", inline("", 1, 1), `(?s)coverage_id.*string length must be at least 1`},
+	} {
+		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
+			resp, err := h.Server.ValidateResourceConfig(t.Context(), &tfprotov6.ValidateResourceConfigRequest{
+				TypeName: prototest.SubscriptionType,
+				Config:   h.DV(t, h.Object(row.attrs)),
 			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !hasErrors(resp.Diagnostics) || !regexp.MustCompile(row.want).MatchString(prototest.DiagText(resp.Diagnostics)) {
+				t.Errorf("want an error matching %s, got:\n%s", row.want, prototest.DiagText(resp.Diagnostics))
+			}
 		})
 	}
-	if n := srv.RequestCounts()["POST /v1/subscriptions"]; n != 0 {
-		t.Errorf("plan-time errors sent %d create requests", n)
-	}
+	t.Run("missing field", func(t *testing.T) {
+		t.Parallel()
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: providersFor(t),
+			Steps: []resource.TestStep{{
+				Config:      withProvider(srv, "resource \"mobileplan_subscription\" \"test\" {\n"+`plan = { coverage_id = "c", data_mbs = 1 }`+"\n}"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)period_days.*required`),
+			}},
+		})
+	})
 }
 
 func TestAccSubscription_goneAtServiceIsRecreated(t *testing.T) {

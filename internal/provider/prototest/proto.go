@@ -128,14 +128,20 @@ func (h *ProtoHarness) Value(tb testing.TB, dv *tfprotov6.DynamicValue) tftypes.
 // Object is a subscription value with the given attributes set and every
 // other one null.
 func (h *ProtoHarness) Object(attrs map[string]tftypes.Value) tftypes.Value {
+	return Object(h.Type, attrs)
+}
+
+// Object is a value of typ with the given attributes set and every other
+// one null.
+func Object(typ tftypes.Object, attrs map[string]tftypes.Value) tftypes.Value {
 	values := map[string]tftypes.Value{}
-	for name, t := range h.Type.AttributeTypes {
+	for name, t := range typ.AttributeTypes {
 		values[name] = tftypes.NewValue(t, nil)
 		if v, ok := attrs[name]; ok {
 			values[name] = v
 		}
 	}
-	return tftypes.NewValue(h.Type, values)
+	return tftypes.NewValue(typ, values)
 }
 
 // Read is a ReadResource of prior, returning the new state.
