@@ -54,6 +54,16 @@ func testAccPlanError(t *testing.T, srv *emulatortest.Server, config string, wan
 	testAcc(t, resource.TestStep{Config: withProvider(srv, config), PlanOnly: true, ExpectError: want})
 }
 
+// expectErrorMatching fails the test unless diags, a provider's answers
+// to calls made in-process, hold an error and their text matches want:
+// the in-process form of testAccPlanError.
+func expectErrorMatching(t *testing.T, diags []*tfprotov6.Diagnostic, want string) {
+	t.Helper()
+	if !hasErrors(diags) || !regexp.MustCompile(want).MatchString(prototest.DiagText(diags)) {
+		t.Errorf("want an error matching %s, got:\n%s", want, prototest.DiagText(diags))
+	}
+}
+
 // expectNoRequests fails the test if srv has seen any request: inputs
 // refused while the configuration is validated must never reach it.
 func expectNoRequests(t *testing.T, srv *emulatortest.Server, what string) {

@@ -51,9 +51,7 @@ func (row settingsRow) run(t *testing.T) {
 		diags = append(diags, plans.Diagnostics...)
 	}
 	if row.want != "" {
-		if !hasErrors(diags) || !regexp.MustCompile(row.want).MatchString(prototest.DiagText(diags)) {
-			t.Fatalf("want an error matching %s, got:\n%s", row.want, prototest.DiagText(diags))
-		}
+		expectErrorMatching(t, diags, row.want)
 		return
 	}
 	if len(diags) > 0 {

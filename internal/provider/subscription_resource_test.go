@@ -263,9 +263,7 @@ func TestAccSubscription_planTimeErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !hasErrors(resp.Diagnostics) || !regexp.MustCompile(row.want).MatchString(prototest.DiagText(resp.Diagnostics)) {
-				t.Errorf("want an error matching %s, got:\n%s", row.want, prototest.DiagText(resp.Diagnostics))
-			}
+			expectErrorMatching(t, resp.Diagnostics, row.want)
 		})
 	}
 	t.Run("missing field", func(t *testing.T) {

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"context"
-	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -36,21 +34,15 @@ func TestDataSources_emptyInputsRefused(t *testing.T) {
 				t.Fatalf("configure: %s", prototest.DiagText(diags))
 			}
 			typ := schemas.DataSourceSchemas[row.dataSource].ValueType().(tftypes.Object)
-			attrs := map[string]tftypes.Value{}
-			for name, attrType := range typ.AttributeTypes {
-				attrs[name] = tftypes.NewValue(attrType, nil)
-			}
-			attrs[row.attribute] = tftypes.NewValue(tftypes.String, "")
-			resp, err := server.ValidateDataResourceConfig(context.Background(), &tfprotov6.ValidateDataResourceConfigRequest{
+			config := prototest.Object(typ, map[string]tftypes.Value{row.attribute: tftypes.NewValue(tftypes.String, "")})
+			resp, err := server.ValidateDataResourceConfig(t.Context(), &tfprotov6.ValidateDataResourceConfigRequest{
 				TypeName: row.dataSource,
-				Config:   prototest.DynamicValue(t, typ, tftypes.NewValue(typ, attrs)),
+				Config:   prototest.DynamicValue(t, typ, config),
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !hasErrors(resp.Diagnostics) || !regexp.MustCompile(`(?s)Invalid Attribute Value Length.*at least 1`).MatchString(prototest.DiagText(resp.Diagnostics)) {
-				t.Errorf("%s = \"\": want the length refused, got:\n%s", row.attribute, prototest.DiagText(resp.Diagnostics))
-			}
+			expectErrorMatching(t, resp.Diagnostics, `(?s)Invalid Attribute Value Length.*at least 1`)
 		})
 	}
 	t.Cleanup(func() { expectNoRequests(t, srv, "empty inputs") })
