@@ -20,14 +20,7 @@ import (
 func readList(t testing.TB, server tfprotov6.ProviderServer, schemas *tfprotov6.GetProviderSchemaResponse, name string, filters map[string]tftypes.Value) *tfprotov6.ReadDataSourceResponse {
 	t.Helper()
 	typ := schemas.DataSourceSchemas[name].ValueType().(tftypes.Object)
-	attrs := map[string]tftypes.Value{}
-	for a, at := range typ.AttributeTypes {
-		attrs[a] = tftypes.NewValue(at, nil)
-		if v, ok := filters[a]; ok {
-			attrs[a] = v
-		}
-	}
-	resp, err := server.ReadDataSource(context.Background(), &tfprotov6.ReadDataSourceRequest{TypeName: name, Config: prototest.DynamicValue(t, typ, tftypes.NewValue(typ, attrs))})
+	resp, err := server.ReadDataSource(context.Background(), &tfprotov6.ReadDataSourceRequest{TypeName: name, Config: prototest.DynamicValue(t, typ, prototest.Object(typ, filters))})
 	if err != nil {
 		t.Fatal(err)
 	}
