@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 
@@ -304,54 +305,50 @@ func TestAccSubscription_goneAtServiceIsRecreated(t *testing.T) {
 	}
 }
 
+// Each change of what a subscription is bought from replaces it: a
+// plan_id for another, a plan_id for an inline plan, an inline plan's
+// attribute. The three changes are three subscriptions changed in one step.
 func TestAccSubscription_changeReplaces(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
+	const (
+		planIDChanged = "mobileplan_subscription.plan_id_changed"
+		madeInline    = "mobileplan_subscription.made_inline"
+		inlineChanged = "mobileplan_subscription.inline_changed"
+	)
+	config := func(planIDChangedTo, madeInlineFrom, inlineDataMBs string) string {
+		return withProvider(srv, fmt.Sprintf(`
+resource "mobileplan_subscription" "plan_id_changed" { plan_id = %q }
+resource "mobileplan_subscription" "made_inline" { %s }
+resource "mobileplan_subscription" "inline_changed" {
+  plan = { coverage_id = "cov-am", data_mbs = %s, period_days = 3 }
+}`, planIDChangedTo, madeInlineFrom, inlineDataMBs))
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
-			{Config: withProvider(srv, `resource "mobileplan_subscription" "test" { plan_id = "plan_001" }`)},
+			{Config: config("plan_001", `plan_id = "plan_002"`, "100")},
 			{
-				Config: withProvider(srv, `resource "mobileplan_subscription" "test" { plan_id = "plan_002" }`),
+				Config: config("plan_002", `plan = { coverage_id = "cov-am", data_mbs = 100, period_days = 3 }`, "200"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(subAddr, plancheck.ResourceActionDestroyBeforeCreate),
-						plancheck.ExpectUnknownValue(subAddr, at("id")),
+						plancheck.ExpectResourceAction(planIDChanged, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectUnknownValue(planIDChanged, at("id")),
+						plancheck.ExpectResourceAction(madeInline, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectUnknownValue(madeInline, at("plan_id")),
+						plancheck.ExpectResourceAction(inlineChanged, plancheck.ResourceActionDestroyBeforeCreate),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(subAddr, at("plan_id"), knownvalue.StringExact("plan_002")),
-				},
-			},
-			{
-				Config: withProvider(srv, `
-resource "mobileplan_subscription" "test" {
-  plan = { coverage_id = "cov-am", data_mbs = 100, period_days = 3 }
-}`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(subAddr, plancheck.ResourceActionDestroyBeforeCreate),
-						plancheck.ExpectUnknownValue(subAddr, at("plan_id")),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-			},
-			{
-				Config: withProvider(srv, `
-resource "mobileplan_subscription" "test" {
-  plan = { coverage_id = "cov-am", data_mbs = 200, period_days = 3 }
-}`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(subAddr, plancheck.ResourceActionDestroyBeforeCreate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+					statecheck.ExpectKnownValue(planIDChanged, at("plan_id"), knownvalue.StringExact("plan_002")),
 				},
 			},
 		},
 	})
-	// Nothing is ever deleted at the service: four creates, four subscriptions.
-	if n := srv.Stats().Subscriptions; n != 4 {
-		t.Errorf("the service holds %d subscriptions, want 4", n)
+	// Nothing is ever deleted at the service: six creates, six subscriptions.
+	if n := srv.Stats().Subscriptions; n != 6 {
+		t.Errorf("the service holds %d subscriptions, want 6", n)
 	}
 }
 
