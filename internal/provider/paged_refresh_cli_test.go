@@ -165,41 +165,42 @@ func TestCLI_pagedRefreshOff(t *testing.T) {
 	}
 }
 
-// 200 subscriptions: the apply's process leaves which subscriptions it
+// 100 subscriptions: the apply's process leaves which subscriptions it
 // created in the journal of creates, so each refreshing plan after it reads the
-// 8 pages of the list and nothing else, in every run, whatever order
+// 4 pages of the list and nothing else, in every run, whatever order
 // Terraform sends its Reads in; so does the plan after an apply that
-// forgets ten.
+// forgets ten. (Five orders of Reads over 2,000 subscriptions are
+// TestPagedReader_largeRefreshSameRequestsInEveryOrder's, in-process.)
 func TestCLI_pagedRefreshOfALargeStateSameRequestsEveryRun(t *testing.T) {
 	t.Parallel()
-	srv, tf := refreshFleet(t, 200, 0, "")
+	srv, tf := refreshFleet(t, 100, 0, "")
 	if journal := tf.Read(".terraform/mobileplan/default.journal"); strings.Count(journal, `"holds":"`) != 1 {
 		t.Errorf("after the apply, the journal of creates holds %d records of the state's subscriptions, want 1:\n%s", strings.Count(journal, `"holds":"`), journal)
 	}
 	for run := range 3 {
 		got := during(srv, func() { tf.PlanExpect(0) })
-		if got.lists != 8 || got.gets != 0 {
-			t.Errorf("refreshing plan %d sent %s; want the 8 pages of the list and no GET", run+1, got)
+		if got.lists != 4 || got.gets != 0 {
+			t.Errorf("refreshing plan %d sent %s; want the 4 pages of the list and no GET", run+1, got)
 		}
 	}
-	tf.Write("main.tf", strings.Replace(tf.Read("main.tf"), "count   = 200", "count   = 190", 1))
+	tf.Write("main.tf", strings.Replace(tf.Read("main.tf"), "count   = 100", "count   = 90", 1))
 	tf.Must("apply", "-auto-approve", "-input=false")
-	if got := during(srv, func() { tf.PlanExpect(0) }); got.lists != 8 || got.gets != 0 {
-		t.Errorf("after forgetting 10, the refreshing plan sent %s; want the 8 pages and no GET", got)
+	if got := during(srv, func() { tf.PlanExpect(0) }); got.lists != 4 || got.gets != 0 {
+		t.Errorf("after forgetting 10, the refreshing plan sent %s; want the 4 pages and no GET", got)
 	}
 }
 
 // Two configurations of the provider in one workspace, each a process of
-// its own on an account of its own: 250 subscriptions on one, 5 on the
+// its own on an account of its own: 150 subscriptions on one, 5 on the
 // other under 1,000 newer ones it does not manage. Each remembers only its
-// own part of the state: the 250 are read by their 10 pages and nothing
-// else, and the 5 do not borrow the 250's pages paid in advance (that
-// would be 15 pages of the thousand, for 5 Reads), but cost at most 5
+// own part of the state: the 150 are read by their 6 pages and nothing
+// else, and the 5 do not borrow the 150's pages paid in advance (that
+// would be 11 pages of the thousand, for 5 Reads), but cost at most 5
 // pages and their 5 GETs, as a small state under many newer ones does.
 func TestCLI_pagedRefreshTwoConfigurationsEachItsOwn(t *testing.T) {
 	t.Parallel()
 	acctest.SkipUnlessAcceptance(t)
-	dsBig := emulator.DefaultDataset(emulator.DefaultPlans, 300)
+	dsBig := emulator.DefaultDataset(emulator.DefaultPlans, 160)
 	big := emulatortest.Start(t, emulator.Options{Dataset: &dsBig})
 	dsSmall := emulator.DefaultDataset(emulator.DefaultPlans, 1100)
 	small := emulatortest.Start(t, emulator.Options{Dataset: &dsSmall})
@@ -212,7 +213,7 @@ provider "mobileplan" {
 }
 
 resource "mobileplan_subscription" "big" {
-  count   = 250
+  count   = 150
   plan_id = "plan_004"
 }
 
@@ -229,8 +230,8 @@ resource "mobileplan_subscription" "small" {
 	for run := range 2 {
 		var gotSmall refreshRequests
 		gotBig := during(big, func() { gotSmall = during(small, func() { tf.PlanExpect(0) }) })
-		if gotBig.lists != 10 || gotBig.gets != 0 {
-			t.Errorf("plan %d: the 250 took %s; want their 10 pages and no GET", run+1, gotBig)
+		if gotBig.lists != 6 || gotBig.gets != 0 {
+			t.Errorf("plan %d: the 150 took %s; want their 6 pages and no GET", run+1, gotBig)
 		}
 		if gotSmall.lists > 5 || gotSmall.gets != 5 {
 			t.Errorf("plan %d: the 5 under 1,000 newer took %s; want at most 5 pages and a GET each", run+1, gotSmall)
