@@ -611,19 +611,20 @@ func TestAccPreflight_freeEsimsDeepInTheList(t *testing.T) {
 
 // An apply re-plans each create just before it makes it, in the same
 // provider instance as its creates. The unlabelled plan's creates take the
-// unlabelled eSIMs, one on every page of the list, before the preflight
-// has read those pages: a preflight that went on counting during the apply
-// would count each such eSIM as taken and its create as still to come,
-// twice, and fail the apply half done with a shortfall the plan did not
-// have. 105 creates on 110 free eSIMs apply in full.
+// unlabelled eSIMs first (every tenth of the list), then the others from
+// its start, before the preflight has read the pages they are on: a
+// preflight that went on counting during the apply would count each such
+// eSIM as taken and its create as still to come, twice, and fail the apply
+// half done with a shortfall the plan did not have. 50 creates on 52 free
+// eSIMs (three pages) apply in full.
 func TestAccPreflight_applyIsNotCheckedAgainstItsOwnCreates(t *testing.T) {
 	t.Parallel()
-	ds := emulator.DefaultDataset(emulator.DefaultPlans, 110)
+	ds := emulator.DefaultDataset(emulator.DefaultPlans, 52)
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
 	testAcc(t, resource.TestStep{
-		Config: withProvider(srv, fleet(105, "plan_004")),
+		Config: withProvider(srv, fleet(50, "plan_004")),
 		ConfigStateChecks: []statecheck.StateCheck{
-			statecheck.ExpectKnownValue("mobileplan_subscription.fleet[104]", tfjsonpath.New("state"), knownvalue.StringExact("ready")),
+			statecheck.ExpectKnownValue("mobileplan_subscription.fleet[49]", tfjsonpath.New("state"), knownvalue.StringExact("ready")),
 		},
 	})
 }
