@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 GO=${GO:-go}
 
-# The CLI checks beside the race detector: the filesystem mirror and an
-# install with an empty home directory, offline.
+# The CLI checks, the OpenTofu side's last step: the filesystem mirror and
+# an install with an empty home directory, offline.
 cli-checks() {
   bash scripts/mirror-check.sh >/dev/null
   bash scripts/install-check.sh >/dev/null
@@ -52,8 +52,10 @@ race() {
   all=$($GO list ./internal/emulator/... ./internal/client/... ./internal/provider/fastpath/ ./internal/journal/ ./internal/process/ ./internal/recovery/ | sort)
   cached=$(packages cached | sort)
   # shellcheck disable=SC2046 # lists of packages
-  $GO test -race -short -timeout 10m $(comm -12 <(echo "$all") <(echo "$cached")) &&
-    $GO test -count=1 -race -short -timeout 10m $(comm -23 <(echo "$all") <(echo "$cached"))
+  # One command a line: set -e ignores a failure inside an && list.
+  $GO test -race -short -timeout 10m $(comm -12 <(echo "$all") <(echo "$cached"))
+  # shellcheck disable=SC2046 # lists of packages
+  $GO test -count=1 -race -short -timeout 10m $(comm -23 <(echo "$all") <(echo "$cached"))
   $GO test -count=1 -race -timeout 10m -run '^TestPagedReader_' ./internal/provider/
 }
 
