@@ -166,11 +166,13 @@ func TestCLI_pagedRefreshOff(t *testing.T) {
 }
 
 // 100 subscriptions: the apply's process leaves which subscriptions it
-// created in the journal of creates, so each refreshing plan after it reads the
-// 4 pages of the list and nothing else, in every run, whatever order
-// Terraform sends its Reads in; so does the plan after an apply that
-// forgets ten. (Five orders of Reads over 2,000 subscriptions are
-// TestPagedReader_largeRefreshSameRequestsInEveryOrder's, in-process.)
+// created in the journal of creates, and each refreshing plan after it
+// reads the 4 pages of the list and nothing else, in every run, whatever
+// order Terraform sends its Reads in; so does the plan after an apply that
+// forgets ten. At 4 pages the scan's allowance alone covers the list: what
+// the remembered size of the state adds, the same pages in every order of
+// Reads over 2,000 subscriptions, is
+// TestPagedReader_largeRefreshSameRequestsInEveryOrder's, in-process.
 func TestCLI_pagedRefreshOfALargeStateSameRequestsEveryRun(t *testing.T) {
 	t.Parallel()
 	srv, tf := refreshFleet(t, 100, 0, "")

@@ -137,8 +137,9 @@ func TestAccSubscription_renewal(t *testing.T) {
 		ProtoV6ProviderFactories: providersAt(t, srv),
 		Steps: []resource.TestStep{
 			{
-				// Nothing is due yet, not one being active: the step's
-				// refreshing plan after its apply is empty.
+				// Nothing is due yet, not one being active: the plans
+				// resource.Test makes after the apply, without and with
+				// refresh, are empty.
 				Config:            renewalConfig(srv, ""),
 				ConfigStateChecks: checks(),
 			},

@@ -316,20 +316,23 @@ func TestAccSubscription_changeReplaces(t *testing.T) {
 		madeInline    = "mobileplan_subscription.made_inline"
 		inlineChanged = "mobileplan_subscription.inline_changed"
 	)
-	config := func(planIDChangedTo, madeInlineFrom, inlineDataMBs string) string {
+	config := func(planIDChangedTo, madeInlineBody, inlineDataMBs string) string {
 		return withProvider(srv, fmt.Sprintf(`
 resource "mobileplan_subscription" "plan_id_changed" { plan_id = %q }
 resource "mobileplan_subscription" "made_inline" { %s }
 resource "mobileplan_subscription" "inline_changed" {
   plan = { coverage_id = "cov-am", data_mbs = %s, period_days = 3 }
-}`, planIDChangedTo, madeInlineFrom, inlineDataMBs))
+}`, planIDChangedTo, madeInlineBody, inlineDataMBs))
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: providersFor(t),
 		Steps: []resource.TestStep{
 			{Config: config("plan_001", `plan_id = "plan_002"`, "100")},
 			{
-				Config: config("plan_002", `plan = { coverage_id = "cov-am", data_mbs = 100, period_days = 3 }`, "200"),
+				// made_inline's inline plan differs from the one
+				// inline_changed leaves, so that no create here matches a
+				// subscription the same apply forgets.
+				Config: config("plan_002", `plan = { coverage_id = "cov-am", data_mbs = 150, period_days = 3 }`, "200"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(planIDChanged, plancheck.ResourceActionDestroyBeforeCreate),
