@@ -51,8 +51,8 @@ race() {
   local all cached
   all=$($GO list ./internal/emulator/... ./internal/client/... ./internal/provider/fastpath/ ./internal/journal/ ./internal/process/ ./internal/recovery/ | sort)
   cached=$(packages cached | sort)
-  # shellcheck disable=SC2046 # lists of packages
   # One command a line: set -e ignores a failure inside an && list.
+  # shellcheck disable=SC2046 # lists of packages
   $GO test -race -short -timeout 10m $(comm -12 <(echo "$all") <(echo "$cached"))
   # shellcheck disable=SC2046 # lists of packages
   $GO test -count=1 -race -short -timeout 10m $(comm -23 <(echo "$all") <(echo "$cached"))
