@@ -15,8 +15,8 @@ import (
 )
 
 // readList is a ReadDataSource of the list data source name through
-// server, configured against f's service, with the filters given and every
-// other attribute null.
+// server, already configured against its service, with the filters given
+// and every other attribute null.
 func readList(t testing.TB, server tfprotov6.ProviderServer, schemas *tfprotov6.GetProviderSchemaResponse, name string, filters map[string]tftypes.Value) *tfprotov6.ReadDataSourceResponse {
 	t.Helper()
 	typ := schemas.DataSourceSchemas[name].ValueType().(tftypes.Object)
