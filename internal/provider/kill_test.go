@@ -4,6 +4,7 @@ package provider
 
 import (
 	"bytes"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -28,7 +29,7 @@ import (
 // slowCreates fronts an emulator: the first attempt of every create is
 // answered 429 with a Retry-After, so the provider holds retries it has not
 // sent yet; a retry is processed after a delay. It records when each create
-// attempt arrived.
+// attempt arrived, and counts the connections open to it.
 type slowCreates struct {
 	emu        *emulator.Emulator
 	retryAfter time.Duration
@@ -37,6 +38,27 @@ type slowCreates struct {
 	mu       sync.Mutex
 	arrivals []time.Time
 	refused  int
+	open     int
+}
+
+// connState counts s's open connections: its server's ConnState hook. A
+// connection is closed only after the server has read, and handed to
+// ServeHTTP, every request its client sent.
+func (s *slowCreates) connState(_ net.Conn, state http.ConnState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch state {
+	case http.StateNew:
+		s.open++
+	case http.StateClosed, http.StateHijacked:
+		s.open--
+	}
+}
+
+func (s *slowCreates) openConns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.open
 }
 
 func (s *slowCreates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -149,7 +171,9 @@ func terraformGoneMidApply(t *testing.T, sig os.Signal) {
 		t.Fatal(err)
 	}
 	front := &slowCreates{emu: emu, retryAfter: 4 * time.Second, latency: 2 * time.Second}
-	ts := httptest.NewServer(front)
+	ts := httptest.NewUnstartedServer(front)
+	ts.Config.ConnState = front.connState
+	ts.Start()
 	t.Cleanup(func() { ts.Close(); emu.Close() })
 	srv := &emulatortest.Server{Emulator: emu, URL: ts.URL, Token: emulatortest.Token}
 
@@ -199,15 +223,25 @@ resource "mobileplan_subscription" "fleet" {
 		t.Logf("provider gone %s after terraform was %v", gone.Round(time.Millisecond), sig)
 	}
 
-	// Wait past the Retry-After: a retry the provider still held would
-	// arrive now. A request already on its way at the signal may land a
+	// Once the CLI and its providers are gone, nothing is left to send: when
+	// the service has closed every connection they opened, it has read every
+	// request that will ever reach it, a retry sent as the provider died
+	// included. A request already on its way at the signal may land a
 	// moment later, hence the margin.
-	time.Sleep(front.retryAfter + time.Second)
+	<-exited
+	if len(alive(providers)) == 0 {
+		deadline := time.Now().Add(30 * time.Second)
+		for front.openConns() > 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d connection(s) to the service still open 30s after terraform and its providers exited", front.openConns())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 	total, late, _ := front.counts(signalled.Add(200 * time.Millisecond))
 	if late > 0 {
 		t.Errorf("%d of %d create attempts reached the service after terraform was %v", late, total, sig)
 	}
-	<-exited
 	if t.Failed() {
 		t.Logf("terraform output:\n%s", out.String())
 	}
