@@ -41,9 +41,10 @@ type slowCreates struct {
 	open     int
 }
 
-// connState counts s's open connections: its server's ConnState hook. A
-// connection is closed only after the server has read, and handed to
-// ServeHTTP, every request its client sent.
+// connState counts s's open connections, from when the server accepts
+// one: its server's ConnState hook. A connection is closed only after the
+// handler of each request the server read on it has returned; one its
+// client's process died on is closed as the server reads its end.
 func (s *slowCreates) connState(_ net.Conn, state http.ConnState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -53,6 +54,19 @@ func (s *slowCreates) connState(_ net.Conn, state http.ConnState) {
 	case http.StateClosed, http.StateHijacked:
 		s.open--
 	}
+}
+
+// drainAccepted returns once the server at url has accepted every
+// connection made to it before the call: it sends a request of its own on
+// a new connection, which the server accepts after those.
+func drainAccepted(t *testing.T, url string) {
+	t.Helper()
+	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
+	resp, err := c.Get(url + "/v1/plans")
+	if err != nil {
+		t.Fatalf("the service's own request after terraform exited: %v", err)
+	}
+	_ = resp.Body.Close()
 }
 
 func (s *slowCreates) openConns() int {
@@ -223,13 +237,20 @@ resource "mobileplan_subscription" "fleet" {
 		t.Logf("provider gone %s after terraform was %v", gone.Round(time.Millisecond), sig)
 	}
 
-	// Once the CLI and its providers are gone, nothing is left to send: when
-	// the service has closed every connection they opened, it has read every
-	// request that will ever reach it, a retry sent as the provider died
-	// included. A request already on its way at the signal may land a
-	// moment later, hence the margin.
-	<-exited
+	// Once the CLI and its providers are gone, nothing is left to send. A
+	// connection they opened is counted once the server accepts it, and
+	// closed only after each request the server read on it was handled; a
+	// request of the test's own, on a new connection, is answered only after
+	// every connection queued before it was accepted. So once that request
+	// is answered and no connection is open, the service has seen every
+	// create that will ever reach it.
+	select {
+	case <-exited:
+	case <-time.After(time.Minute):
+		t.Fatalf("terraform still running a minute after it was %v:\n%s", sig, out.String())
+	}
 	if len(alive(providers)) == 0 {
+		drainAccepted(t, ts.URL)
 		deadline := time.Now().Add(30 * time.Second)
 		for front.openConns() > 0 {
 			if time.Now().After(deadline) {
@@ -238,7 +259,9 @@ resource "mobileplan_subscription" "fleet" {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	total, late, _ := front.counts(signalled.Add(200 * time.Millisecond))
+	// A request already on its way at the signal may land a moment later.
+	const inFlight = 200 * time.Millisecond
+	total, late, _ := front.counts(signalled.Add(inFlight))
 	if late > 0 {
 		t.Errorf("%d of %d create attempts reached the service after terraform was %v", late, total, sig)
 	}
