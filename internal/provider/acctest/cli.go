@@ -334,8 +334,8 @@ func RequireCLI(t *testing.T, f Feature) {
 // versions and reads an empty CLI configuration instead of whatever the
 // machine has, and every temporary file of the run, provider builds
 // included, goes under one directory, removed at the end. A file a test
-// left behind there fails the run. In an acceptance run the CLI answers
-// `version -json` once (version_once.go).
+// left behind there fails the run. In an acceptance run the CLI is asked
+// for `version -json` once (version_once.go).
 func Main(m *testing.M) int {
 	os.Setenv("CHECKPOINT_DISABLE", "1")
 	root, err := os.MkdirTemp("", "mobileplan-provider-test")
@@ -354,7 +354,7 @@ func Main(m *testing.M) int {
 	}
 	code := m.Run()
 	if standIn != "" {
-		os.RemoveAll(standIn)
+		os.RemoveAll(filepath.Dir(standIn))
 	}
 	builds.Range(func(_, v any) bool {
 		if dir := v.(*build).dir; dir != "" {
