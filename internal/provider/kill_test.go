@@ -43,8 +43,8 @@ type slowCreates struct {
 
 // connState counts s's open connections, from when the server accepts
 // one: its server's ConnState hook. A connection is closed only after the
-// handler of each request the server read on it has returned; one its
-// client's process died on is closed as the server reads its end.
+// handler of each request the server read on it has returned; one whose
+// client's process died is closed once the server reads EOF or a reset.
 func (s *slowCreates) connState(_ net.Conn, state http.ConnState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -64,7 +64,7 @@ func drainAccepted(t *testing.T, url string) {
 	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
 	resp, err := c.Get(url + "/v1/plans")
 	if err != nil {
-		t.Fatalf("the service's own request after terraform exited: %v", err)
+		t.Fatalf("the test's own request after terraform exited: %v", err)
 	}
 	_ = resp.Body.Close()
 }

@@ -46,7 +46,7 @@ func TestVersionStandIn_answersVersionOnceAndRunsTheCLIForTheRest(t *testing.T) 
 		}
 	}
 	if got := callLines(t, calls); len(got) != 1 {
-		t.Fatalf("the CLI ran %d times for four `version -json` (one to make the stand-in); want once: %q", len(got), got)
+		t.Fatalf("the CLI ran %d times for five `version -json` (one to make the stand-in, one its self-check); want once: %q", len(got), got)
 	}
 
 	cmd := exec.Command(standIn, "plan", "-out", "a b", "")
