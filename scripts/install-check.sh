@@ -24,7 +24,7 @@ installed="$HOME/.terraform.d/plugins/registry.terraform.io/mobileplan/mobilepla
 [ -x "$installed" ] || { echo "install-check: nothing installed at $installed" >&2; exit 1; }
 
 step "Starting the emulator ten times: each start must find its own, listening address"
-go build -o "$work/mobileplan-emulator" ./cmd/mobileplan-emulator
+build_emulator
 for i in $(seq 1 10); do
   start_emulator -quiet
   port=${base_url##*:}

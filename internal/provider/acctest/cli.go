@@ -53,10 +53,25 @@ func builtOnce(t *testing.T, what, moduleDir, pkg, binary string) string {
 	return b.dir
 }
 
+// BuildDirEnv names the directory of make test's one build of main.go
+// (provider/terraform-provider-mobileplan) and of the emulator
+// (mobileplan-emulator), made before its test passes: a test binary run by
+// make test runs that build of ProductBinary instead of building its own,
+// as make test's scripts do.
+const BuildDirEnv = "MOBILEPLAN_TEST_BUILD"
+
 // providerBinaryDir builds pkg, once per test binary, and returns the
-// directory holding terraform-provider-mobileplan.
+// directory holding terraform-provider-mobileplan: for ProductBinary under
+// make test, the directory of make test's build (BuildDirEnv).
 func providerBinaryDir(t *testing.T, pkg string) string {
 	t.Helper()
+	if dir := os.Getenv(BuildDirEnv); dir != "" && pkg == ProductBinary {
+		dir = filepath.Join(dir, "provider")
+		if _, err := os.Stat(filepath.Join(dir, "terraform-provider-mobileplan")); err != nil {
+			t.Fatalf("%s is set, but holds no build of the provider: %v", BuildDirEnv, err)
+		}
+		return dir
+	}
 	return builtOnce(t, "the provider "+pkg, "", pkg, "terraform-provider-mobileplan")
 }
 
