@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -18,9 +19,8 @@ import (
 // concept that outgrows it is two.
 const maxFileLines = 350
 
-// fileUses are the package's non-test files and, for each, the other files
-// whose declarations (package-level names, methods and fields) it uses.
-func fileUses(t *testing.T, dir string) (files map[string]*ast.File, fset *token.FileSet, uses map[string]map[string]bool) {
+// parsedFiles are the package's non-test files in dir, by name, and in a list.
+func parsedFiles(t *testing.T, dir string) (files map[string]*ast.File, list []*ast.File, fset *token.FileSet) {
 	t.Helper()
 	fset = token.NewFileSet()
 	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -28,7 +28,6 @@ func fileUses(t *testing.T, dir string) (files map[string]*ast.File, fset *token
 		t.Fatal(err)
 	}
 	files = map[string]*ast.File{}
-	var list []*ast.File
 	for _, name := range names {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
@@ -40,9 +39,29 @@ func fileUses(t *testing.T, dir string) (files map[string]*ast.File, fset *token
 		files[filepath.Base(name)] = f
 		list = append(list, f)
 	}
+	return files, list, fset
+}
+
+// sourceImports type-checks the package's imports (bbolt's, msgpack's and
+// the standard library's) from source once per test binary, for every
+// check that type-checks the package: a source importer keeps what it
+// imported, and takes seconds to import it. It is not safe for concurrent
+// use: fileUses holds the lock while the check runs.
+var sourceImports = struct {
+	sync.Mutex
+	importer types.Importer
+}{importer: importer.ForCompiler(token.NewFileSet(), "source", nil)}
+
+// fileUses are the package's non-test files and, for each, the other files
+// whose declarations (package-level names, methods and fields) it uses.
+func fileUses(t *testing.T, dir string) (files map[string]*ast.File, fset *token.FileSet, uses map[string]map[string]bool) {
+	t.Helper()
+	files, list, fset := parsedFiles(t, dir)
 	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	conf := types.Config{Importer: sourceImports.importer}
+	sourceImports.Lock()
 	pkg, err := conf.Check("state", fset, list, info)
+	sourceImports.Unlock()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +165,7 @@ func TestLayout_filesInLayers(t *testing.T) {
 // behaviour, as bbolt keeps Tx's methods in tx.go.
 func TestLayout_methodsBesideTheirType(t *testing.T) {
 	t.Parallel()
-	files, _, _ := fileUses(t, ".")
+	files, _, _ := parsedFiles(t, ".")
 	typeFile := map[string]string{}
 	for name, f := range files {
 		for _, d := range f.Decls {
