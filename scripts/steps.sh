@@ -44,7 +44,8 @@ test-times() {
 }
 
 # The concurrent packages under the race detector: -short leaves out the
-# simulations of many pipelines, which the plain run makes; the paged
+# simulations of many pipelines and the state store's layout checks, which
+# the plain run makes; the paged
 # refresh's tests, which serve it with a journal, are the provider's
 # concurrent part.
 race() {
