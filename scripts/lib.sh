@@ -31,11 +31,13 @@ registry_host() {
 
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 
-# build_binaries: the provider into $work/bin, the emulator into $work. Under
-# make test, copies of its one build of each (MOBILEPLAN_TEST_BUILD, made
-# before its test passes) instead: a build costs 1 to 2.5 CPU-seconds.
+# build_binaries: the provider into $work/bin, the emulator into $work.
+# With MOBILEPLAN_TEST_BUILD set (make test, which builds each once before
+# its test passes), copies of that build instead: a build costs 1 to 2.5
+# CPU-seconds.
 build_binaries() {
   if [ -n "${MOBILEPLAN_TEST_BUILD:-}" ]; then
+    test_build_current
     mkdir -p "$work/bin"
     cp "$MOBILEPLAN_TEST_BUILD/provider/terraform-provider-mobileplan" "$work/bin/"
   else
@@ -45,10 +47,22 @@ build_binaries() {
 }
 build_emulator() {
   if [ -n "${MOBILEPLAN_TEST_BUILD:-}" ]; then
+    test_build_current
     cp "$MOBILEPLAN_TEST_BUILD/mobileplan-emulator" "$work/"
   else
     go build -o "$work/mobileplan-emulator" ./cmd/mobileplan-emulator
   fi
+}
+# test_build_current: fails when MOBILEPLAN_TEST_BUILD holds a build older
+# than a Go file, go.mod or go.sum here: a variable left set outside make
+# test must not run an old provider (acctest refuses it too).
+test_build_current() {
+  local built=$MOBILEPLAN_TEST_BUILD/provider/terraform-provider-mobileplan newer
+  [ -f "$built" ] && [ -f "$MOBILEPLAN_TEST_BUILD/mobileplan-emulator" ] ||
+    { echo "MOBILEPLAN_TEST_BUILD=$MOBILEPLAN_TEST_BUILD holds no build of the provider and the emulator" >&2; exit 1; }
+  newer=$(find . \( -path ./bin -o -name .git \) -prune -o \( -name '*.go' -o -name go.mod -o -name go.sum \) -newer "$built" -print -quit)
+  [ -z "$newer" ] ||
+    { echo "MOBILEPLAN_TEST_BUILD=$MOBILEPLAN_TEST_BUILD holds a build older than $newer: unset it, or run make test-build" >&2; exit 1; }
 }
 
 emulator_pid=""

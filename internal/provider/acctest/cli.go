@@ -3,6 +3,7 @@ package acctest
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-version"
 
@@ -61,18 +63,89 @@ func builtOnce(t *testing.T, what, moduleDir, pkg, binary string) string {
 const BuildDirEnv = "MOBILEPLAN_TEST_BUILD"
 
 // providerBinaryDir builds pkg, once per test binary, and returns the
-// directory holding terraform-provider-mobileplan: for ProductBinary under
-// make test, the directory of make test's build (BuildDirEnv).
+// directory holding terraform-provider-mobileplan: for ProductBinary with
+// BuildDirEnv set (make test), the directory of that build.
 func providerBinaryDir(t *testing.T, pkg string) string {
 	t.Helper()
 	if dir := os.Getenv(BuildDirEnv); dir != "" && pkg == ProductBinary {
-		dir = filepath.Join(dir, "provider")
-		if _, err := os.Stat(filepath.Join(dir, "terraform-provider-mobileplan")); err != nil {
-			t.Fatalf("%s is set, but holds no build of the provider: %v", BuildDirEnv, err)
+		check, _ := madeBuilds.LoadOrStore(dir, sync.OnceValues(func() (string, error) { return madeBuildDir(dir) }))
+		provider, err := check.(func() (string, error))()
+		if err != nil {
+			t.Fatal(err)
 		}
-		return dir
+		return provider
 	}
 	return builtOnce(t, "the provider "+pkg, "", pkg, "terraform-provider-mobileplan")
+}
+
+// madeBuilds holds madeBuildDir's answer for each directory, found once
+// per test binary.
+var madeBuilds sync.Map // dir -> func() (string, error)
+
+// madeBuildDir is the absolute, symlink-free directory of the provider in
+// the build dir names (BuildDirEnv): the CLI reads it from a working
+// directory of its own, and the kill tests compare it with the path of a
+// running process. A build older than a Go file or go.mod of this module is
+// refused: a variable left set outside make test must not run an old
+// provider.
+func madeBuildDir(dir string) (string, error) {
+	abs, err := filepath.Abs(filepath.Join(dir, "provider"))
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s=%s holds no build of the provider: %w", BuildDirEnv, dir, err)
+	}
+	built, err := os.Stat(filepath.Join(abs, "terraform-provider-mobileplan"))
+	if err != nil {
+		return "", fmt.Errorf("%s=%s holds no build of the provider: %w", BuildDirEnv, dir, err)
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	if newer := newerSource(root, built.ModTime()); newer != "" {
+		return "", fmt.Errorf("%s=%s holds a build older than %s: unset it, or run make test-build", BuildDirEnv, dir, newer)
+	}
+	return abs, nil
+}
+
+// moduleRoot is the directory of this module's go.mod, above the working
+// directory (a test's package directory).
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	for err == nil {
+		if _, statErr := os.Stat(filepath.Join(dir, "go.mod")); statErr == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+	return "", err
+}
+
+// newerSource is a Go file, go.mod or go.sum under root (bin/ and .git
+// left out) modified after than, or "".
+func newerSource(root string, than time.Time) string {
+	var newer string
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil || newer != "":
+			return filepath.SkipAll
+		case d.IsDir() && (path == filepath.Join(root, "bin") || d.Name() == ".git"):
+			return filepath.SkipDir
+		case d.IsDir() || (!strings.HasSuffix(path, ".go") && d.Name() != "go.mod" && d.Name() != "go.sum"):
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.ModTime().After(than) {
+			newer = path
+		}
+		return nil
+	})
+	return newer
 }
 
 // GenericRESTProviderSource is the generic REST provider's source address.
