@@ -44,10 +44,9 @@ test-times() {
 }
 
 # The concurrent packages under the race detector: -short leaves out the
-# simulations of many pipelines and the state store's layout checks, which
-# the plain run makes; the paged
-# refresh's tests, which serve it with a journal, are the provider's
-# concurrent part.
+# simulations of many pipelines and the state store's layout type-checks,
+# which the plain run makes; the paged refresh's tests, which serve it with
+# a journal, are the provider's concurrent part.
 race() {
   local all cached
   all=$($GO list ./internal/emulator/... ./internal/client/... ./internal/provider/fastpath/ ./internal/journal/ ./internal/process/ ./internal/recovery/ | sort)

@@ -42,8 +42,12 @@ func parsedFiles(t *testing.T, dir string) (files map[string]*ast.File, list []*
 	return files, list, fset
 }
 
-// sourceImports type-checks the package's imports (bbolt's, msgpack's and
-// the standard library's) from source once per test binary, for every
+// typeChecksSkipped says why -short (make test's race stage) leaves out the
+// checks that type-check the package.
+const typeChecksSkipped = "type-checks the package and its imports from source, where the race detector finds nothing: the plain run makes it"
+
+// sourceImports type-checks the package's imports (bbolt, msgpack and the
+// standard library packages) from source once per test binary, for every
 // check that type-checks the package: a source importer keeps what it
 // imported, and takes seconds to import it. It is not safe for concurrent
 // use: fileUses holds the lock while the check runs.
@@ -144,7 +148,7 @@ func layerOrder(files map[string]*ast.File, uses map[string]map[string]bool) ([]
 func TestLayout_filesInLayers(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("type-checks the package and its imports from source, where the race detector finds nothing: the plain run makes it")
+		t.Skip(typeChecksSkipped)
 	}
 	files, fset, uses := fileUses(t, ".")
 	for name := range files {
@@ -207,7 +211,7 @@ func receiverName(e ast.Expr) string {
 func TestLayout_checksFailOnBreakage(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("type-checks the package once more")
+		t.Skip(typeChecksSkipped)
 	}
 	dir := t.TempDir()
 	names, _ := filepath.Glob("*.go")
