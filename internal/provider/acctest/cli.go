@@ -85,9 +85,9 @@ var madeBuilds sync.Map // dir -> func() (string, error)
 // madeBuildDir is the absolute, symlink-free directory of the provider in
 // the build dir names (BuildDirEnv): the CLI reads it from a working
 // directory of its own, and the kill tests compare it with the path of a
-// running process. A build older than a Go file or go.mod of this module is
-// refused: a variable left set outside make test must not run an old
-// provider.
+// running process. A build older than a Go file, go.mod or go.sum of this
+// module is refused: a variable left set outside make test must not run an
+// old provider.
 func madeBuildDir(dir string) (string, error) {
 	abs, err := filepath.Abs(filepath.Join(dir, "provider"))
 	if err == nil {
@@ -100,7 +100,7 @@ func madeBuildDir(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s=%s holds no build of the provider: %w", BuildDirEnv, dir, err)
 	}
-	root, err := moduleRoot()
+	root, err := moduleDir()
 	if err != nil {
 		return "", err
 	}
@@ -108,23 +108,6 @@ func madeBuildDir(dir string) (string, error) {
 		return "", fmt.Errorf("%s=%s holds a build older than %s: unset it, or run make test-build", BuildDirEnv, dir, newer)
 	}
 	return abs, nil
-}
-
-// moduleRoot is the directory of this module's go.mod, above the working
-// directory (a test's package directory).
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	for err == nil {
-		if _, statErr := os.Stat(filepath.Join(dir, "go.mod")); statErr == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-	return "", err
 }
 
 // newerSource is a Go file, go.mod or go.sum under root (bin/ and .git
@@ -157,17 +140,20 @@ const GenericRESTProviderSource = "mastercard/restapi"
 // costs about 30 s; afterwards the Go build cache makes it a second.
 func genericRESTProviderDir(t *testing.T) string {
 	t.Helper()
-	moduleDir, err := genericRESTModuleDir()
+	dir, err := moduleDir()
 	if err != nil {
-		t.Fatalf("go env GOMOD: %v", err)
+		t.Fatal(err)
 	}
-	return builtOnce(t, "the generic REST provider (tools/restapi)", moduleDir, "github.com/Mastercard/terraform-provider-restapi", "terraform-provider-restapi")
+	return builtOnce(t, "the generic REST provider (tools/restapi)", filepath.Join(dir, "tools", "restapi"), "github.com/Mastercard/terraform-provider-restapi", "terraform-provider-restapi")
 }
 
-// genericRESTModuleDir is tools/restapi, found from this module's go.mod.
-var genericRESTModuleDir = sync.OnceValues(func() (string, error) {
+// moduleDir is this module's directory, found from its go.mod.
+var moduleDir = sync.OnceValues(func() (string, error) {
 	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	return filepath.Join(filepath.Dir(strings.TrimSpace(string(gomod))), "tools", "restapi"), err
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(gomod))), nil
 })
 
 // TerraformBinary is the CLI the tests run: TF_ACC_TERRAFORM_PATH, as for
