@@ -46,7 +46,8 @@ test-times() {
 # The concurrent packages under the race detector: -short leaves out the
 # simulations of many pipelines and the state store's layout type-checks,
 # which the plain run makes; the paged refresh's tests, which serve it with
-# a journal, are the provider's concurrent part.
+# a journal, and the preflight's plans of many creates at once are the
+# provider's concurrent part.
 race() {
   local all cached
   all=$($GO list ./internal/emulator/... ./internal/client/... ./internal/provider/fastpath/ ./internal/journal/ ./internal/process/ ./internal/recovery/ | sort)
@@ -56,7 +57,7 @@ race() {
   $GO test -race -short -timeout 10m $(comm -12 <(echo "$all") <(echo "$cached"))
   # shellcheck disable=SC2046 # lists of packages
   $GO test -count=1 -race -short -timeout 10m $(comm -23 <(echo "$all") <(echo "$cached"))
-  $GO test -count=1 -race -timeout 10m -run '^TestPagedReader_' ./internal/provider/
+  $GO test -count=1 -race -timeout 10m -run '^(TestPagedReader|TestPreflight)_' ./internal/provider/
 }
 
 # The network-mirror and OCI-mirror tests and the filesystem-mirror check under OpenTofu

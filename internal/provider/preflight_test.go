@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -124,61 +125,249 @@ func (f countsCheck) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, 
 	f()
 }
 
-func TestAccPreflight_planNotSubscribable(t *testing.T) {
-	t.Parallel()
-	srv := startInventory(t, stock{"europe", 5}, stock{"", 5})
-	cases := map[string]struct {
-		planID string
-		want   *regexp.Regexp
-	}{
-		"archived": {"plan_009", errorPattern(`Error: Plan "plan_009" cannot be subscribed to`, "with mobileplan_subscription.s0", `plan_id = "plan_009"`,
-			`Plan "plan_009" (any 10 GB / 90 days (archived)) is archived.`, "would fail at apply with HTTP 412 Precondition Failed (invalidPlan)",
-			"does not exist, is archived, or is an addon plan", "mobileplan_plans data source with subscribable = true",
-			`Found at plan time by the provider's preflight check, before anything was created`, `preflight = "warn"`)},
-		"addon": {"plan_006", errorPattern(`Error: Plan "plan_006" cannot be subscribed to`, `plan_id = "plan_006"`,
-			`is an addon plan; addons attach to an existing subscription`, "subscribable = true")},
-		"unknown": {"plan_nope", errorPattern(`Error: Plan "plan_nope" cannot be subscribed to`, `plan_id = "plan_nope"`,
-			`Plan "plan_nope" does not exist in the account (GET /v1/plans/plan_nope answered HTTP 404)`, "subscribable = true")},
+// planCreates plans a create of each plan id ("inline" for an inline plan)
+// as Terraform plans a configuration's new resources: in one provider
+// instance, configured against srv with settings besides its address and
+// token, ten at a time. It returns each create's diagnostics.
+func planCreates(t *testing.T, srv *emulatortest.Server, settings map[string]tftypes.Value, planIDs ...string) [][]*tfprotov6.Diagnostic {
+	t.Helper()
+	server := testServer()
+	values := map[string]tftypes.Value{"base_url": tftypes.NewValue(tftypes.String, srv.URL), "api_token": tftypes.NewValue(tftypes.String, srv.Token)}
+	maps.Copy(values, settings)
+	schemas, diags := prototest.ConfigureServerWith(t, server, values)
+	if len(diags) > 0 {
+		t.Fatalf("configure: %s", prototest.DiagText(diags))
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			reqs := newRequests(t, srv)
-			// Two resources on the same bad plan: one read, two errors.
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: providersFor(t),
-				Steps: []resource.TestStep{{
-					Config:      withProvider(srv, subscriptions(tc.planID, tc.planID, "plan_europe")),
-					PlanOnly:    true,
-					ExpectError: tc.want,
-				}},
+	h := &prototest.ProtoHarness{Server: server, Type: schemas.ResourceSchemas[subscriptionTypeName].ValueType().(tftypes.Object)}
+	planType := h.Type.AttributeTypes["plan"].(tftypes.Object)
+	null := h.DV(t, tftypes.NewValue(h.Type, nil))
+	found := make([][]*tfprotov6.Diagnostic, len(planIDs))
+	sem := make(chan struct{}, 10) // Terraform's default -parallelism
+	var wg sync.WaitGroup
+	for i, id := range planIDs {
+		attrs := map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, id)}
+		if id == "inline" {
+			attrs = map[string]tftypes.Value{"plan": prototest.Object(planType, map[string]tftypes.Value{
+				"coverage_id": tftypes.NewValue(tftypes.String, "cov-eu"), "data_mbs": number(100), "period_days": number(3),
+			})}
+		}
+		config := h.DV(t, h.Object(attrs))
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			resp, err := server.PlanResourceChange(t.Context(), &tfprotov6.PlanResourceChangeRequest{
+				TypeName: subscriptionTypeName, Config: config, PriorState: null, ProposedNewState: config,
 			})
-			// The bad plan is never counted against the inventory; the
-			// good create still scans it.
-			reqs.expect("a plan with a bad plan_id", map[string]int{routePlan: 2, routeEsims: 1})
+			if err != nil {
+				t.Errorf("plan of create %d (%s): %v", i, id, err)
+				return
+			}
+			found[i] = resp.Diagnostics
 		})
 	}
-	if n := srv.Stats().Subscriptions; n != 0 {
-		t.Errorf("the service holds %d subscriptions", n)
+	wg.Wait()
+	return found
+}
+
+// The preflight of a plan's creates, in-process: what each finds, what it
+// tells, and what it reads. Each row is one plan of one provider instance,
+// as each terraform plan starts its own provider; the CLI's rendering of
+// these diagnostics is TestCLI_preflightShortInventoryOutput's, under each
+// CLI. Every finding is on the create's plan_id (or plan), where the CLI
+// shows it.
+func TestPreflight_plansOfCreates(t *testing.T) {
+	t.Parallel()
+	pages := ceilDiv(491, client.MaxPageSize)
+	hundred := make([]string, 100)
+	for i := range hundred {
+		hundred[i] = []string{"plan_any", "plan_europe", "plan_americas", "plan_asia", "plan_global"}[i%5]
+	}
+	hundredStock := []stock{{"", 20}, {"europe", 20}, {"americas", 20}, {"asia", 20}, {"global", 20}, {"africa", 10}}
+	short := []string{"plan_europe", "plan_europe", "plan_009", "plan_nope"}
+	noRetries := map[string]tftypes.Value{"max_retries": number(0)}
+	// The unlabelled fifth of the hundred may take what a label needs: the
+	// service does not say which free eSIM it gives.
+	const mayTakeLabelled = "Subscriptions without a label may take eSIMs that labelled ones need"
+	for _, row := range []struct {
+		rule     string
+		stock    []stock
+		before   func(t *testing.T, srv *emulatortest.Server) // what the account does before the plan
+		settings map[string]tftypes.Value
+		creates  []string
+		errors   map[string]int // summary: how many creates get it
+		warnings map[string]int
+		details  []string // each in the detail of a finding
+		reads    map[string]int
+	}{
+		{
+			rule: "an archived plan is refused, read once for its two creates; the good create still scans", stock: []stock{{"europe", 5}, {"", 5}},
+			creates: []string{"plan_009", "plan_009", "plan_europe"},
+			errors:  map[string]int{`Plan "plan_009" cannot be subscribed to`: 2},
+			details: []string{`Plan "plan_009" (any 10 GB / 90 days (archived)) is archived.`, "would fail at apply with HTTP 412 Precondition Failed (invalidPlan)",
+				"does not exist, is archived, or is an addon plan", "mobileplan_plans data source with subscribable = true",
+				"Found at plan time by the provider's preflight check, before anything was created", `preflight = "warn"`},
+			reads: map[string]int{routePlan: 2, routeEsims: 1},
+		},
+		{
+			rule: "an addon plan is refused", stock: []stock{{"europe", 5}, {"", 5}},
+			creates: []string{"plan_006", "plan_006", "plan_europe"},
+			errors:  map[string]int{`Plan "plan_006" cannot be subscribed to`: 2},
+			details: []string{"is an addon plan; addons attach to an existing subscription", "subscribable = true"},
+			reads:   map[string]int{routePlan: 2, routeEsims: 1},
+		},
+		{
+			rule: "an unknown plan is refused with the service's answer", stock: []stock{{"europe", 5}, {"", 5}},
+			creates: []string{"plan_nope", "plan_nope", "plan_europe"},
+			errors:  map[string]int{`Plan "plan_nope" cannot be subscribed to`: 2},
+			details: []string{`Plan "plan_nope" does not exist in the account (GET /v1/plans/plan_nope answered HTTP 404)`, "subscribable = true"},
+			reads:   map[string]int{routePlan: 2, routeEsims: 1},
+		},
+		{
+			rule: "a label's shortfall fails the creates that do not fit, and says how many fit", stock: []stock{{"europe", 3}, {"americas", 10}, {"", 10}},
+			creates: append(repeat("plan_europe", 4), "plan_americas"),
+			errors:  map[string]int{`Not enough free eSIMs with label "europe"`: 1},
+			details: []string{`This subscription is the 4th create in this Terraform plan whose mobile plan has the label "europe", and the account has 3 free eSIMs with that label`,
+				"Applying would create 3 of them and then fail for the rest with HTTP 412 Precondition Failed (outOfInventory), leaving the rollout half done",
+				"Terraform shows this error for each create that does not fit",
+				`Add eSIMs with label "europe" to the account's inventory, one for each of these errors, or choose a plan with another label`},
+			reads: map[string]int{routePlan: 2, routeEsims: 1}, // 23 eSIMs: one page
+		},
+		{
+			rule: "100 concurrent creates over five plans read each plan once and scan once", stock: hundredStock,
+			creates:  hundred,
+			warnings: map[string]int{mayTakeLabelled: 1},
+			reads:    map[string]int{routePlan: 5, routeEsims: 5},
+		},
+		{
+			rule: "someone else takes one asia eSIM: exactly one asia create no longer fits", stock: hundredStock,
+			before: func(t *testing.T, srv *emulatortest.Server) {
+				prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_asia"})
+			},
+			creates:  hundred,
+			errors:   map[string]int{`Not enough free eSIMs with label "asia"`: 1},
+			warnings: map[string]int{mayTakeLabelled: 1},
+			details: []string{`This subscription is the 20th create in this Terraform plan whose mobile plan has the label "asia", and the account has 19 free eSIMs with that label`,
+				"Applying would create 19 of them", `Add eSIMs with label "asia"`},
+			reads: map[string]int{routePlan: 5, routeEsims: 5},
+		},
+		{
+			rule: "preflight = off reads nothing and lets every create through to apply", stock: []stock{{"europe", 1}},
+			settings: map[string]tftypes.Value{"preflight": tftypes.NewValue(tftypes.String, preflightOff)},
+			creates:  short,
+			reads:    map[string]int{},
+		},
+		{
+			rule: "preflight = warn reads and reports, but fails nothing", stock: []stock{{"europe", 1}},
+			settings: map[string]tftypes.Value{"preflight": tftypes.NewValue(tftypes.String, preflightWarn)},
+			creates:  short,
+			warnings: map[string]int{`Not enough free eSIMs with label "europe"`: 1, `Plan "plan_009" cannot be subscribed to`: 1, `Plan "plan_nope" cannot be subscribed to`: 1},
+			reads:    map[string]int{routePlan: 3, routeEsims: 1},
+		},
+		{
+			rule: "preflight = error, the default, fails what warn reports", stock: []stock{{"europe", 1}},
+			settings: map[string]tftypes.Value{"preflight": tftypes.NewValue(tftypes.String, preflightError)},
+			creates:  short,
+			errors:   map[string]int{`Not enough free eSIMs with label "europe"`: 1, `Plan "plan_009" cannot be subscribed to`: 1, `Plan "plan_nope" cannot be subscribed to`: 1},
+			reads:    map[string]int{routePlan: 3, routeEsims: 1},
+		},
+		{
+			rule: "a failed inventory read fails the create that needed it; the others sharing it are not checked", stock: []stock{{"europe", 5}},
+			before: func(t *testing.T, srv *emulatortest.Server) {
+				srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", PathPrefix: "/v1/esims", Action: "status", Status: 503}}})
+			},
+			settings: noRetries,
+			creates:  repeat("plan_europe", 3),
+			errors:   map[string]int{"Preflight could not read the eSIM inventory": 1},
+			details: []string{"The service answered HTTP 503 Service Unavailable to GET /v1/esims",
+				"So the plan-time check of this create could not run. Try again once the service answers."},
+			reads: map[string]int{routePlan: 1, routeEsims: 1},
+		},
+		{
+			rule: "a failed plan read fails the create that needed it", stock: []stock{{"europe", 5}},
+			before: func(t *testing.T, srv *emulatortest.Server) {
+				srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", PathPrefix: "/v1/plans/", Action: "status", Status: 503}}})
+			},
+			settings: noRetries,
+			creates:  repeat("plan_europe", 3),
+			errors:   map[string]int{"Preflight could not read plan plan_europe": 1},
+			details:  []string{"The service answered HTTP 503 Service Unavailable to GET /v1/plans/plan_europe"},
+			reads:    map[string]int{routePlan: 1},
+		},
+		{
+			// A plan's cost grows with its creates, not with the account.
+			rule: "one create among 1,400 eSIMs whose first 200 are taken reads until it finds a free one it may take", stock: []stock{{"", 200}, {"europe", 1200}},
+			before: func(t *testing.T, srv *emulatortest.Server) {
+				for range 200 {
+					prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_any"}) // takes an unlabelled eSIM
+				}
+			},
+			creates: []string{"plan_europe"},
+			reads:   map[string]int{routePlan: 1, routeEsims: 200/client.MaxPageSize + 1},
+		},
+		{
+			rule: "a free eSIM on the last page is found", stock: []stock{{"europe", 490}, {"asia", 1}},
+			creates: []string{"plan_asia"},
+			reads:   map[string]int{routePlan: 1, routeEsims: pages},
+		},
+		{
+			rule: "a shortfall deep in the list is reported as a full scan reports it", stock: []stock{{"europe", 490}, {"asia", 1}},
+			creates: []string{"plan_asia", "plan_asia"},
+			errors:  map[string]int{`Not enough free eSIMs with label "asia"`: 1},
+			details: []string{"the account has 1 free eSIM with that label"},
+			reads:   map[string]int{routePlan: 1, routeEsims: pages},
+		},
+	} {
+		t.Run(row.rule, func(t *testing.T) {
+			t.Parallel()
+			srv := startInventory(t, row.stock...)
+			if row.before != nil {
+				row.before(t, srv)
+			}
+			reqs := newRequests(t, srv)
+			found := planCreates(t, srv, row.settings, row.creates...)
+			errors, warnings := map[string]int{}, map[string]int{}
+			var details strings.Builder
+			for i, diags := range found {
+				for _, d := range diags {
+					switch d.Severity {
+					case tfprotov6.DiagnosticSeverityError:
+						errors[d.Summary]++
+					case tfprotov6.DiagnosticSeverityWarning:
+						warnings[d.Summary]++
+					}
+					details.WriteString(d.Detail + "\n")
+					if at := tftypes.NewAttributePath().WithAttributeName("plan_id"); d.Attribute == nil || !d.Attribute.Equal(at) {
+						t.Errorf("create %d (%s): %q is at %v, want %v", i, row.creates[i], d.Summary, d.Attribute, at)
+					}
+				}
+			}
+			if !maps.Equal(errors, row.errors) && (len(errors) > 0 || len(row.errors) > 0) {
+				t.Errorf("errors %v, want %v:\n%s", errors, row.errors, details.String())
+			}
+			if !maps.Equal(warnings, row.warnings) && (len(warnings) > 0 || len(row.warnings) > 0) {
+				t.Errorf("warnings %v, want %v:\n%s", warnings, row.warnings, details.String())
+			}
+			for _, want := range row.details {
+				if !errorPattern(want).MatchString(details.String()) {
+					t.Errorf("no finding says %q:\n%s", want, details.String())
+				}
+			}
+			reqs.expect(row.rule, row.reads)
+		})
 	}
 }
 
-func TestAccPreflight_labelShortfall(t *testing.T) {
+// An unknown preflight mode is refused with the modes there are, before
+// any plan.
+func TestPreflight_unknownModeRefused(t *testing.T) {
 	t.Parallel()
-	srv := startInventory(t, stock{"europe", 3}, stock{"americas", 10}, stock{"", 10})
-	reqs := newRequests(t, srv)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providersFor(t),
-		Steps: []resource.TestStep{{
-			Config:   withProvider(srv, subscriptions(append(repeat("plan_europe", 4), "plan_americas")...)),
-			PlanOnly: true,
-			ExpectError: errorPattern(`Error: Not enough free eSIMs with label "europe"`, `plan_id = "plan_europe"`,
-				`This subscription is the 4th create in this Terraform plan whose mobile plan has the label "europe", and the account has 3 free eSIMs with that label`,
-				"Applying would create 3 of them and then fail for the rest with HTTP 412 Precondition Failed (outOfInventory), leaving the rollout half done",
-				"Terraform shows this error for each create that does not fit",
-				`Add eSIMs with label "europe" to the account's inventory, one for each of these errors, or choose a plan with another label`),
-		}},
-	})
-	reqs.expect("one plan", map[string]int{routePlan: 2, routeEsims: 1}) // 23 eSIMs: one page
+	srv := startInventory(t, stock{"europe", 1})
+	values := map[string]tftypes.Value{"base_url": tftypes.NewValue(tftypes.String, srv.URL), "api_token": tftypes.NewValue(tftypes.String, srv.Token),
+		"preflight": tftypes.NewValue(tftypes.String, "maybe")}
+	_, diags := prototest.ConfigureServerWith(t, testServer(), values)
+	if text := prototest.DiagText(diags); !errorPattern(`Attribute preflight value must be one of: ["error" "warn" "off"]`).MatchString(text) {
+		t.Errorf("preflight = \"maybe\": %s; want the modes there are", text)
+	}
 }
 
 // Plans without a label take any free eSIM, labelled ones included, but
@@ -308,45 +497,6 @@ func hclList(items []string) string {
 	return "[" + strings.Join(quoted, ", ") + "]"
 }
 
-// 100 creates over five plans, planned concurrently by Terraform: one read
-// per plan, one scan, and exact counting (run with -race too).
-func TestAccPreflight_hundredConcurrentCreates(t *testing.T) {
-	t.Parallel()
-	srv := startInventory(t, stock{"", 20}, stock{"europe", 20}, stock{"americas", 20}, stock{"asia", 20}, stock{"global", 20}, stock{"africa", 10})
-	reqs := newRequests(t, srv)
-	config := withProvider(srv, fleet(100, "plan_any", "plan_europe", "plan_americas", "plan_asia", "plan_global"))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providersFor(t),
-		Steps: []resource.TestStep{
-			{
-				PreConfig:          reqs.mark,
-				Config:             config,
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PostApplyPreRefresh: []plancheck.PlanCheck{countsCheck(func() {
-						reqs.expect("a plan of 100 creates over 5 plans and 110 eSIMs", map[string]int{routePlan: 5, routeEsims: 5})
-					})},
-				},
-			},
-			{
-				// Someone else takes one asia eSIM: exactly one asia create
-				// no longer fits.
-				PreConfig: func() {
-					prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_asia"})
-					reqs.mark()
-				},
-				Config:   config,
-				PlanOnly: true,
-				ExpectError: errorPattern(`Error: Not enough free eSIMs with label "asia"`,
-					`This subscription is the 20th create in this Terraform plan whose mobile plan has the label "asia", and the account has 19 free eSIMs with that label`,
-					"Applying would create 19 of them", `Add eSIMs with label "asia"`),
-			},
-		},
-	})
-	reqs.expect("the short plan", map[string]int{routePlan: 5, routeEsims: 5})
-}
-
 // The counting itself, under 400 concurrent creates: each create that does
 // not fit gets exactly one finding, and no plan is read twice.
 func TestAccPreflight_countingUnderConcurrency(t *testing.T) {
@@ -398,48 +548,6 @@ func TestAccPreflight_countingUnderConcurrency(t *testing.T) {
 	if got[routePlan] != 2 || got[routeEsims] != ceilDiv(170, 25) {
 		t.Errorf("requests %v, want 2 plan reads and %d eSIM pages", got, ceilDiv(170, 25))
 	}
-}
-
-// off reads nothing and lets every create through to apply; warn reads and
-// reports, but does not fail the plan (its warnings are checked in
-// TestCLI_preflightShortInventoryOutput).
-func TestAccPreflight_settings(t *testing.T) {
-	t.Parallel()
-	srv := startInventory(t, stock{"europe", 1})
-	reqs := newRequests(t, srv)
-	short := subscriptions("plan_europe", "plan_europe", "plan_009", "plan_nope")
-	for mode, want := range map[string]map[string]int{
-		preflightOff:  {},
-		preflightWarn: {routePlan: 3, routeEsims: 1},
-	} {
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: providersFor(t),
-			Steps: []resource.TestStep{{
-				PreConfig:          reqs.mark,
-				Config:             withPreflight(srv, mode, short),
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PostApplyPreRefresh: []plancheck.PlanCheck{countsCheck(func() { reqs.expect("preflight = "+mode, want) })},
-				},
-			}},
-		})
-	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providersFor(t),
-		Steps: []resource.TestStep{
-			{
-				Config:      withPreflight(srv, preflightError, short),
-				PlanOnly:    true,
-				ExpectError: errorPattern(`Not enough free eSIMs with label "europe"`),
-			},
-			{
-				Config:      withPreflight(srv, "maybe", short),
-				PlanOnly:    true,
-				ExpectError: errorPattern(`preflight = "maybe"`, `Attribute preflight value must be one of: ["error" "warn" "off"]`),
-			},
-		},
-	})
 }
 
 // archivingProxy serves an emulator, but once archive is set, answers
@@ -510,103 +618,6 @@ func TestAccPreflight_existingSubscriptionsNotChecked(t *testing.T) {
 		},
 	})
 	reqs.expect("a plan adding one create on the archived plan", map[string]int{routePlan: 1})
-}
-
-// A read the preflight needs fails: the create that made it reports the
-// service's answer on its plan_id; the others sharing it are not checked.
-func TestAccPreflight_readFailure(t *testing.T) {
-	t.Parallel()
-	srv := startInventory(t, stock{"europe", 5})
-	reqs := newRequests(t, srv)
-	config := fmt.Sprintf(`
-provider "mobileplan" {
-  base_url    = %q
-  api_token   = %q
-  max_retries = 0
-}
-%s`, srv.URL, srv.Token, subscriptions("plan_europe", "plan_europe", "plan_europe"))
-	for route, tc := range map[string]struct {
-		want  *regexp.Regexp
-		reads map[string]int
-	}{
-		"/v1/esims": {errorPattern("Error: Preflight could not read the eSIM inventory", `plan_id = "plan_europe"`,
-			"The service answered HTTP 503 Service Unavailable to GET /v1/esims", "So the plan-time check of this create could not run. Try again once the service answers."),
-			map[string]int{routePlan: 1, routeEsims: 1}},
-		"/v1/plans/": {errorPattern("Error: Preflight could not read plan plan_europe", `plan_id = "plan_europe"`,
-			"The service answered HTTP 503 Service Unavailable to GET /v1/plans/plan_europe"), map[string]int{routePlan: 1}},
-	} {
-		srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", PathPrefix: route, Action: "status", Status: 503}}})
-		reqs.mark()
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: providersFor(t),
-			Steps: []resource.TestStep{{
-				Config:      config,
-				PlanOnly:    true,
-				ExpectError: tc.want,
-			}},
-		})
-		reqs.expect("failing "+route, tc.reads)
-	}
-}
-
-// A plan's cost grows with its creates, not with the account: one create
-// in an account of 1,400 eSIMs whose first 200 are taken reads the eSIM
-// list only until it finds a free eSIM it may take (9 pages, not 56).
-func TestAccPreflight_readsTheInventoryOnlyAsFarAsNeeded(t *testing.T) {
-	t.Parallel()
-	srv := startInventory(t, stock{"", 200}, stock{"europe", 1200})
-	for range 200 {
-		prototest.CreateAt(t, srv, client.CreateSubscriptionRequest{PlanID: "plan_any"}) // takes an unlabelled eSIM
-	}
-	reqs := newRequests(t, srv)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providersFor(t),
-		Steps: []resource.TestStep{{
-			PreConfig:          reqs.mark,
-			Config:             withProvider(srv, subscriptions("plan_europe")),
-			PlanOnly:           true,
-			ExpectNonEmptyPlan: true,
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PostApplyPreRefresh: []plancheck.PlanCheck{countsCheck(func() {
-					reqs.expect("one create among 1,400 eSIMs, 200 taken", map[string]int{routePlan: 1, routeEsims: 200/client.MaxPageSize + 1})
-				})},
-			},
-		}},
-	})
-}
-
-// Free eSIMs deep in the list are found, and a shortfall there is reported
-// as a full scan reports it: the reading goes on as long as a finding could
-// change.
-func TestAccPreflight_freeEsimsDeepInTheList(t *testing.T) {
-	t.Parallel()
-	srv := startInventory(t, stock{"europe", 490}, stock{"asia", 1})
-	pages := ceilDiv(491, client.MaxPageSize)
-	reqs := newRequests(t, srv)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providersFor(t),
-		Steps: []resource.TestStep{
-			{
-				PreConfig:          reqs.mark,
-				Config:             withProvider(srv, subscriptions("plan_asia")),
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PostApplyPreRefresh: []plancheck.PlanCheck{countsCheck(func() {
-						reqs.expect("the one asia eSIM on the last page", map[string]int{routePlan: 1, routeEsims: pages})
-					})},
-				},
-			},
-			{
-				PreConfig: reqs.mark,
-				Config:    withProvider(srv, subscriptions("plan_asia", "plan_asia")),
-				PlanOnly:  true,
-				ExpectError: errorPattern(`Error: Not enough free eSIMs with label "asia"`,
-					`the account has 1 free eSIM with that label`),
-			},
-		},
-	})
-	reqs.expect("two asia creates read the whole list once", map[string]int{routePlan: 1, routeEsims: pages})
 }
 
 // An apply re-plans each create just before it makes it, in the same
