@@ -53,13 +53,8 @@ const cliTracesFile = "testdata/cli-traces.txt"
 // warnings, import, generated configuration, ephemeral values, state
 // upgrades, the examples' evaluation.
 var oneCLITests = []string{
-	"TestAccDataSource_endlessListStops",
 	"TestAccEsimDataSource_parity",
 	"TestAccEsimsDataSource_parity",
-	"TestAccListDataSource_filterValuesChecked",
-	"TestAccListDataSource_noMatchIsEmpty",
-	"TestAccListDataSource_pageFailure",
-	"TestAccLookupDataSource_notFound",
 	"TestAccPlanDataSource_parity",
 	"TestAccPlansDataSource_parity",
 	"TestAccPreflight_applyIsNotCheckedAgainstItsOwnCreates",
@@ -72,8 +67,6 @@ var oneCLITests = []string{
 	"TestAccReliability_emulatorRestartKeepsState",
 	"TestAccReliability_notFoundOnRefreshPlansCreate",
 	"TestAccReliability_refreshFailuresKeepState",
-	"TestAccSecurity_redirectToAnotherOriginRefused",
-	"TestAccSecurity_untrustedCertificateRefused",
 	"TestAccSubscriptionDataSource_parity",
 	"TestAccSubscription_changeReplaces",
 	"TestAccSubscription_createTimeoutBoundsTheWaitForTheQuota",
@@ -94,7 +87,6 @@ var oneCLITests = []string{
 	"TestAccSubscriptionsDataSource_parity",
 	"TestCLI_applyUnderAQuotaEndsWithinItsCreateTimeout",
 	"TestCLI_fiftyUnderRateLimitsAndErrors",
-	"TestCLI_listRequestCounts",
 	"TestCLI_pagedRefreshFailedPageFallsBack",
 	"TestCLI_pagedRefreshGoneSubscription",
 	"TestCLI_pagedRefreshOfALargeStateSameRequestsEveryRun",

@@ -3,13 +3,16 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -336,4 +339,51 @@ func resetService(t *testing.T, srv *emulatortest.Server) {
 	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("reset: %s", resp.Status)
 	}
+}
+
+// readData plans a data source as Terraform does, in one provider instance
+// configured against srv (its address and token, and settings besides):
+// ValidateDataResourceConfig, then, when that finds no error,
+// ReadDataSource. It returns every diagnostic, and the data source's value
+// (null when it was not read).
+func readData(t *testing.T, srv *emulatortest.Server, settings map[string]tftypes.Value, typeName string, attrs map[string]tftypes.Value) ([]*tfprotov6.Diagnostic, tftypes.Value) {
+	t.Helper()
+	server, schemas := configuredAt(t, srv, settings)
+	typ := schemas.DataSourceSchemas[typeName].ValueType().(tftypes.Object)
+	config := prototest.DynamicValue(t, typ, prototest.Object(typ, attrs))
+	validated, err := server.ValidateDataResourceConfig(t.Context(), &tfprotov6.ValidateDataResourceConfigRequest{TypeName: typeName, Config: config})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasErrors(validated.Diagnostics) {
+		return validated.Diagnostics, tftypes.NewValue(typ, nil)
+	}
+	read, err := server.ReadDataSource(t.Context(), &tfprotov6.ReadDataSourceRequest{TypeName: typeName, Config: config})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diags := slices.Concat(validated.Diagnostics, read.Diagnostics)
+	if read.State == nil {
+		return diags, tftypes.NewValue(typ, nil)
+	}
+	value, err := read.State.Unmarshal(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return diags, value
+}
+
+// configuredAt is a provider server of the composition the tests run,
+// validated and configured as Terraform does against srv (its address and
+// token, and settings besides), with its schemas.
+func configuredAt(t *testing.T, srv *emulatortest.Server, settings map[string]tftypes.Value) (tfprotov6.ProviderServer, *tfprotov6.GetProviderSchemaResponse) {
+	t.Helper()
+	server := testServer()
+	values := map[string]tftypes.Value{"base_url": text(srv.URL), "api_token": text(srv.Token)}
+	maps.Copy(values, settings)
+	schemas, diags := prototest.ConfigureServerWith(t, server, values)
+	if len(diags) > 0 {
+		t.Fatalf("configure: %s", prototest.DiagText(diags))
+	}
+	return server, schemas
 }

@@ -1,74 +1,82 @@
 package provider
 
 import (
-	"fmt"
-	"regexp"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
-func TestAccListDataSource_filterValuesChecked(t *testing.T) {
+func TestListDataSources_filterValuesChecked(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	for config, want := range map[string]string{
-		`data "mobileplan_subscriptions" "x" { state = "Expired" }`: `value must be one of: \["ready" "active" "expired"\]`,
-		`data "mobileplan_esims" "x" { smdp_state = "available" }`:  `must be an uppercase word such as AVAILABLE`,
+	for _, row := range []struct{ typeName, attr, value, want string }{
+		{"mobileplan_subscriptions", "state", "Expired", `value must be one of: \["ready" "active" "expired"\]`},
+		{"mobileplan_esims", "smdp_state", "available", `must be an uppercase word such as AVAILABLE`},
 	} {
-		testAccPlanError(t, srv, config, regexp.MustCompile(`(?s)Invalid Attribute Value.*`+want))
+		diags, _ := readData(t, srv, nil, row.typeName, map[string]tftypes.Value{row.attr: text(row.value)})
+		expectErrorMatching(t, diags, `(?s)Invalid Attribute Value.*`+row.want)
 	}
 	expectNoRequests(t, srv, "invalid filters")
 }
 
-func TestAccListDataSource_pageFailure(t *testing.T) {
+func TestListDataSources_pageFailure(t *testing.T) {
 	t.Parallel()
 	f := startListFixture(t)
 	// The token is revoked between the first and the second page.
 	f.srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", PathPrefix: "/v1/esims", Action: "status", Status: 401, After: 1}}})
-	testAcc(t, resource.TestStep{
-		Config: withProvider(f.srv, `data "mobileplan_esims" "all" {}`),
-		ExpectError: errorPattern("Error: Could not list eSIMs", "Listing stopped at page 2, after 25 items had been read",
-			"HTTP 401 Unauthorized", "Code: unauthorized", "MOBILEPLAN_API_TOKEN"),
-	})
+	diags, _ := readData(t, f.srv, nil, "mobileplan_esims", nil)
+	expectErrorMatching(t, diags, errorPattern("Could not list eSIMs", "Listing stopped at page 2, after 25 items had been read",
+		"HTTP 401 Unauthorized", "Code: unauthorized", "MOBILEPLAN_API_TOKEN").String())
 }
 
-// TestCLI_listRequestCounts reads each list once through `terraform plan`
-// and counts the requests the service saw.
-func TestCLI_listRequestCounts(t *testing.T) {
+// Each list is read by its pages, as few as its max_items needs: the
+// requests the service saw for one read of each.
+func TestListDataSources_requestCounts(t *testing.T) {
 	t.Parallel()
 	f := startListFixture(t)
 	cases := []struct {
-		source, args, route string
-		want                int
+		source string
+		args   map[string]tftypes.Value
+		route  string
+		want   int
 	}{
-		{"mobileplan_plans", "", "GET /v1/plans", ceilDiv(manyPlans, 25)},
-		{"mobileplan_esims", "", "GET /v1/esims", ceilDiv(manyEsims, 25)},
-		{"mobileplan_subscriptions", "", "GET /v1/subscriptions", ceilDiv(manySubscriptions, 25)},
-		{"mobileplan_esims", "max_items = 30", "GET /v1/esims", 2},
-		{"mobileplan_plans", "max_items = 5", "GET /v1/plans", 1},
+		{"mobileplan_plans", nil, "GET /v1/plans", ceilDiv(manyPlans, 25)},
+		{"mobileplan_esims", nil, "GET /v1/esims", ceilDiv(manyEsims, 25)},
+		{"mobileplan_subscriptions", nil, "GET /v1/subscriptions", ceilDiv(manySubscriptions, 25)},
+		{"mobileplan_esims", map[string]tftypes.Value{"max_items": number(30)}, "GET /v1/esims", 2},
+		{"mobileplan_plans", map[string]tftypes.Value{"max_items": number(5)}, "GET /v1/plans", 1},
 	}
 	for _, tc := range cases {
-		tf := newTerraformCLI(t)
-		tf.Write("main.tf", cliProvider(f.srv)+fmt.Sprintf("data %q \"x\" {\n%s\n}\n", tc.source, tc.args))
 		before := f.srv.RequestCounts()[tc.route]
-		tf.Must("plan", "-input=false")
+		if diags, _ := readData(t, f.srv, nil, tc.source, tc.args); len(diags) > 0 {
+			t.Fatalf("%s %v: %s", tc.source, tc.args, prototest.DiagText(diags))
+		}
 		if got := f.srv.RequestCounts()[tc.route] - before; got != tc.want {
-			t.Errorf("%s {%s}: %d requests, want %d", tc.source, tc.args, got, tc.want)
+			t.Errorf("%s %v: %d requests, want %d", tc.source, tc.args, got, tc.want)
 		}
 	}
 }
 
 // A filter that matches nothing gives empty lists, not null ones, so that
 // length() and for_each work on the result.
-func TestAccListDataSource_noMatchIsEmpty(t *testing.T) {
+func TestListDataSources_noMatchIsEmpty(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	testAccDataSource(t, srv, `data "mobileplan_esims" "none" { label = "nowhere" }`,
-		statecheck.ExpectKnownValue("data.mobileplan_esims.none", at("iccids"), knownvalue.ListSizeExact(0)),
-		statecheck.ExpectKnownValue("data.mobileplan_esims.none", at("esims"), knownvalue.ListSizeExact(0)),
-	)
+	diags, value := readData(t, srv, nil, "mobileplan_esims", map[string]tftypes.Value{"label": text("nowhere")})
+	if len(diags) > 0 {
+		t.Fatal(prototest.DiagText(diags))
+	}
+	var attrs map[string]tftypes.Value
+	if err := value.As(&attrs); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"iccids", "esims"} {
+		var items []tftypes.Value
+		if err := attrs[name].As(&items); err != nil || attrs[name].IsNull() || len(items) != 0 {
+			t.Errorf("%s is %v (%v), want an empty list", name, attrs[name], err)
+		}
+	}
 }

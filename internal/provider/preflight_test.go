@@ -131,13 +131,7 @@ func (f countsCheck) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, 
 // token, ten at a time. It returns each create's diagnostics.
 func planCreates(t *testing.T, srv *emulatortest.Server, settings map[string]tftypes.Value, planIDs ...string) [][]*tfprotov6.Diagnostic {
 	t.Helper()
-	server := testServer()
-	values := map[string]tftypes.Value{"base_url": tftypes.NewValue(tftypes.String, srv.URL), "api_token": tftypes.NewValue(tftypes.String, srv.Token)}
-	maps.Copy(values, settings)
-	schemas, diags := prototest.ConfigureServerWith(t, server, values)
-	if len(diags) > 0 {
-		t.Fatalf("configure: %s", prototest.DiagText(diags))
-	}
+	server, schemas := configuredAt(t, srv, settings)
 	h := &prototest.ProtoHarness{Server: server, Type: schemas.ResourceSchemas[subscriptionTypeName].ValueType().(tftypes.Object)}
 	planType := h.Type.AttributeTypes["plan"].(tftypes.Object)
 	null := h.DV(t, tftypes.NewValue(h.Type, nil))

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
@@ -141,17 +140,11 @@ func endlessPlans(t *testing.T) (*emulatortest.Server, *atomic.Int64) {
 	return &emulatortest.Server{Emulator: emu, URL: ts.URL, Token: emulatortest.Token}, &pages
 }
 
-func TestAccDataSource_endlessListStops(t *testing.T) {
+func TestDataSource_endlessListStops(t *testing.T) {
 	t.Parallel()
 	srv, pages := endlessPlans(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providersFor(t),
-		Steps: []resource.TestStep{{
-			Config: withProvider(srv, `data "mobileplan_plans" "all" {}`),
-			ExpectError: errorPattern("Error: Could not list plans", "with data.mobileplan_plans.all",
-				"Listing stopped at page 2, after 25 items had been read", "only items already read"),
-		}},
-	})
+	diags, _ := readData(t, srv, nil, "mobileplan_plans", nil)
+	expectErrorMatching(t, diags, errorPattern("Could not list plans", "Listing stopped at page 2, after 25 items had been read", "only items already read").String())
 	if n := pages.Load(); n != 2 {
 		t.Errorf("the data source read %d pages, want 2", n)
 	}
@@ -159,7 +152,7 @@ func TestAccDataSource_endlessListStops(t *testing.T) {
 
 // A redirect to another origin is an error naming where it pointed, and the
 // token never goes there.
-func TestAccSecurity_redirectToAnotherOriginRefused(t *testing.T) {
+func TestSecurity_redirectToAnotherOriginRefused(t *testing.T) {
 	t.Parallel()
 	var elsewhere, sawToken atomic.Int64
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -177,19 +170,14 @@ func TestAccSecurity_redirectToAnotherOriginRefused(t *testing.T) {
 	}))
 	t.Cleanup(base.Close)
 	srv := &emulatortest.Server{URL: base.URL, Token: emulatortest.Token}
-	t.Cleanup(func() { // runs when resource.Test fails too
+	t.Cleanup(func() { // runs when the read fails the test too
 		if n := elsewhere.Load(); n != 0 {
 			t.Errorf("the other origin got %d requests (%d with a token)", n, sawToken.Load())
 		}
 	})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providersFor(t),
-		Steps: []resource.TestStep{{
-			Config: withProvider(srv, `data "mobileplan_plans" "all" {}`),
-			ExpectError: errorPattern("Could not list plans", "list plans (GET /v1/plans): the service answered HTTP 307, a redirect to "+target,
-				"another origin than the base URL's", "set base_url to its new address"),
-		}},
-	})
+	diags, _ := readData(t, srv, nil, "mobileplan_plans", nil)
+	expectErrorMatching(t, diags, errorPattern("Could not list plans", "list plans (GET /v1/plans): the service answered HTTP 307, a redirect to "+target,
+		"another origin than the base URL's", "set base_url to its new address").String())
 }
 
 // Redacting is for display only: an '@' in the path is not a credential.
