@@ -63,18 +63,15 @@ var oneCLITests = []string{
 	"TestAccPreflight_replacementIsACreate",
 	"TestAccProvider_maxRequestsPerSecondIsNeverRefused",
 	"TestAccProvider_userAgent",
-	"TestAccReliability_connectionDroppedAfterCreate",
 	"TestAccReliability_emulatorRestartKeepsState",
 	"TestAccReliability_notFoundOnRefreshPlansCreate",
 	"TestAccReliability_refreshFailuresKeepState",
 	"TestAccSubscriptionDataSource_parity",
 	"TestAccSubscription_changeReplaces",
-	"TestAccSubscription_createTimeoutBoundsTheWaitForTheQuota",
 	"TestAccSubscription_goneAtServiceIsRecreated",
 	"TestAccSubscription_inlinePlan",
 	"TestAccSubscription_planID_parity",
 	"TestAccSubscription_planTimeErrors",
-	"TestAccSubscription_preconditionFailures",
 	"TestAccSubscription_refreshFollowsService_parity",
 	"TestAccSubscription_renewal",
 	"TestAccSubscription_renewalHoursValidated",
@@ -99,7 +96,6 @@ var oneCLITests = []string{
 	"TestCLI_planUnderAQuotaIsBoundedAndSaysSo",
 	"TestCLI_privateCAThroughProxy",
 	"TestProvider_environment",
-	"TestProvider_wrongBaseURLSaysSo",
 }
 
 // traces holds each top-level test's calls, when the run traces.

@@ -193,20 +193,6 @@ func subscriptions(planIDs ...string) string {
 	return b.String()
 }
 
-// withPreflight is withProvider with the preflight setting; "" leaves it out.
-func withPreflight(srv *emulatortest.Server, mode, body string) string {
-	setting := ""
-	if mode != "" {
-		setting = fmt.Sprintf("  preflight = %q\n", mode)
-	}
-	return fmt.Sprintf(`
-provider "mobileplan" {
-  base_url  = %q
-  api_token = %q
-%s}
-%s`, srv.URL, srv.Token, setting, body)
-}
-
 func startInventory(t testing.TB, stocks ...stock) *emulatortest.Server {
 	t.Helper()
 	return emulatortest.Start(t, emulator.Options{Dataset: inventoryDataset(stocks)})
@@ -386,4 +372,39 @@ func configuredAt(t *testing.T, srv *emulatortest.Server, settings map[string]tf
 		t.Fatalf("configure: %s", prototest.DiagText(diags))
 	}
 	return server, schemas
+}
+
+// createIn plans and applies a create of a subscription with attrs (every
+// other attribute null) as Terraform does, in h's configured server:
+// PlanResourceChange, then, when that finds no error, ApplyResourceChange
+// of the planned state. It returns every diagnostic, and the state the
+// apply answered, which Terraform would save (null when none).
+func createIn(t *testing.T, h *prototest.ProtoHarness, attrs map[string]tftypes.Value) ([]*tfprotov6.Diagnostic, tftypes.Value) {
+	t.Helper()
+	config := h.DV(t, h.Object(attrs))
+	null := h.DV(t, tftypes.NewValue(h.Type, nil))
+	planned, err := h.Server.PlanResourceChange(t.Context(), &tfprotov6.PlanResourceChangeRequest{
+		TypeName: subscriptionTypeName, Config: config, PriorState: null, ProposedNewState: config,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasErrors(planned.Diagnostics) {
+		return planned.Diagnostics, tftypes.NewValue(h.Type, nil)
+	}
+	applied, err := h.Server.ApplyResourceChange(t.Context(), &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: subscriptionTypeName, Config: config, PriorState: null, PlannedState: planned.PlannedState, PlannedPrivate: planned.PlannedPrivate,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.Concat(planned.Diagnostics, applied.Diagnostics), h.Value(t, applied.NewState)
+}
+
+// harnessAt is a ProtoHarness of a provider server configured against srv
+// with settings besides its address and token (configuredAt).
+func harnessAt(t *testing.T, srv *emulatortest.Server, settings map[string]tftypes.Value) *prototest.ProtoHarness {
+	t.Helper()
+	server, schemas := configuredAt(t, srv, settings)
+	return &prototest.ProtoHarness{Server: server, Type: schemas.ResourceSchemas[subscriptionTypeName].ValueType().(tftypes.Object)}
 }

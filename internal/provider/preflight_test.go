@@ -131,8 +131,7 @@ func (f countsCheck) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, 
 // token, ten at a time. It returns each create's diagnostics.
 func planCreates(t *testing.T, srv *emulatortest.Server, settings map[string]tftypes.Value, planIDs ...string) [][]*tfprotov6.Diagnostic {
 	t.Helper()
-	server, schemas := configuredAt(t, srv, settings)
-	h := &prototest.ProtoHarness{Server: server, Type: schemas.ResourceSchemas[subscriptionTypeName].ValueType().(tftypes.Object)}
+	h := harnessAt(t, srv, settings)
 	planType := h.Type.AttributeTypes["plan"].(tftypes.Object)
 	null := h.DV(t, tftypes.NewValue(h.Type, nil))
 	found := make([][]*tfprotov6.Diagnostic, len(planIDs))
@@ -149,7 +148,7 @@ func planCreates(t *testing.T, srv *emulatortest.Server, settings map[string]tft
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			resp, err := server.PlanResourceChange(t.Context(), &tfprotov6.PlanResourceChangeRequest{
+			resp, err := h.Server.PlanResourceChange(t.Context(), &tfprotov6.PlanResourceChangeRequest{
 				TypeName: subscriptionTypeName, Config: config, PriorState: null, ProposedNewState: config,
 			})
 			if err != nil {

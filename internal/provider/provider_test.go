@@ -108,24 +108,22 @@ func TestProvider_rejectsBadSettings(t *testing.T) {
 func TestProvider_wrongBaseURLSaysSo(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	for name, tc := range map[string]struct{ settings, body string }{
-		"preflight":   {"", `resource "mobileplan_subscription" "s" { plan_id = "plan_001" }`},
-		"create":      {`preflight = "off"`, `resource "mobileplan_subscription" "s" { plan_id = "plan_001" }`},
-		"data source": {"", `data "mobileplan_plan" "p" { id = "plan_001" }`},
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: providersFor(t),
-				Steps: []resource.TestStep{{
-					Config:      fmt.Sprintf("provider \"mobileplan\" {\n  base_url = %q\n  api_token = %q\n  %s\n}\n%s\n", srv.URL+"/apii", srv.Token, tc.settings, tc.body),
-					ExpectError: regexp.MustCompile(`(?s)The service at\s+` + regexp.QuoteMeta(srv.URL) + `/apii/v1/\S+\s+has\s+no\s+such\s+path.*check\s+base_url`),
-				}},
-			})
-			if n := srv.Stats().Subscriptions; n != 0 {
-				t.Errorf("%d subscriptions created", n)
-			}
-		})
+	wrong := &emulatortest.Server{URL: srv.URL + "/apii", Token: srv.Token}
+	want := `(?s)The service at\s+` + regexp.QuoteMeta(srv.URL) + `/apii/v1/\S+\s+has\s+no\s+such\s+path.*check\s+base_url`
+	t.Run("preflight", func(t *testing.T) {
+		found := planCreates(t, wrong, nil, "plan_001")
+		expectErrorMatching(t, found[0], want)
+	})
+	t.Run("create", func(t *testing.T) {
+		diags, _ := createIn(t, harnessAt(t, wrong, map[string]tftypes.Value{"preflight": text(preflightOff)}), map[string]tftypes.Value{"plan_id": text("plan_001")})
+		expectErrorMatching(t, diags, want)
+	})
+	t.Run("data source", func(t *testing.T) {
+		diags, _ := readData(t, wrong, nil, "mobileplan_plan", map[string]tftypes.Value{"id": text("plan_001")})
+		expectErrorMatching(t, diags, want)
+	})
+	if n := srv.Stats().Subscriptions; n != 0 {
+		t.Errorf("%d subscriptions created", n)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -82,21 +83,13 @@ output "ids" {
 	}
 }
 
-func TestAccReliability_connectionDroppedAfterCreate(t *testing.T) {
+func TestReliability_connectionDroppedAfterCreate(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
 	srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "POST", PathPrefix: "/v1/subscriptions", Action: "drop", Times: 1}}})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providersFor(t),
-		Steps: []resource.TestStep{{
-			Config: withProvider(srv, `
-resource "mobileplan_subscription" "test" {
-  plan_id = "plan_001"
-}`),
-			ExpectError: errorPattern("Error: Could not create subscription", "create subscription (POST /v1/subscriptions): no answer from the service",
-				"may have created the subscription", "was not retried", "mobileplan_subscriptions data source lists newest first", "terraform import"),
-		}},
-	})
+	diags, _ := createIn(t, harnessAt(t, srv, nil), map[string]tftypes.Value{"plan_id": text("plan_001")})
+	expectErrorMatching(t, diags, errorPattern("Could not create subscription", "create subscription (POST /v1/subscriptions): no answer from the service",
+		"may have created the subscription", "was not retried", "mobileplan_subscriptions data source lists newest first", "terraform import").String())
 	if posts := srv.RequestCounts()["POST /v1/subscriptions"]; posts != 1 {
 		t.Errorf("%d POSTs reached the service, want exactly 1", posts)
 	}

@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -180,38 +181,36 @@ resource "mobileplan_subscription" "test" {
 	})
 }
 
-func TestAccSubscription_preconditionFailures(t *testing.T) {
+func TestSubscription_preconditionFailures(t *testing.T) {
 	t.Parallel()
 	ds := emulator.DefaultDataset(emulator.DefaultPlans, 0)
 	scarce := "scarce"
 	ds.Plans = append(ds.Plans, state.Plan{ID: "plan_scarce", Name: "scarce", DataMegaBytes: 100, PeriodDays: 1, Label: &scarce})
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
-
-	cases := map[string]struct {
+	// The preflight would stop these at plan time; off, they reach the
+	// service and its 412.
+	h := harnessAt(t, srv, map[string]tftypes.Value{"preflight": text(preflightOff)})
+	for _, row := range []struct {
 		planID string
 		want   *regexp.Regexp
 	}{
-		"archived": {"plan_009", errorPattern("Error: Could not create subscription", "with mobileplan_subscription.test", `plan_id = "plan_009"`,
+		{"plan_009", errorPattern("Could not create subscription",
 			"HTTP 412 Precondition Failed to POST /v1/subscriptions", "Code: invalidPlan", `Message: plan "plan_009" is archived`,
 			"suggestion: choose a plan that is not archived", "Docs: https://docs.mobileplan.example/errors/invalidPlan",
 			"does not exist, is archived, or is an addon plan")},
-		"addon":   {"plan_006", errorPattern("Code: invalidPlan", `plan "plan_006" is an addon plan`)},
-		"missing": {"plan_nope", errorPattern("Code: invalidPlan", `plan "plan_nope" does not exist`)},
-		"no eSIM": {"plan_scarce", errorPattern("HTTP 412 Precondition Failed", "Code: outOfInventory", `Message: no unassigned eSIM with label "scarce"`,
+		{"plan_006", errorPattern("Code: invalidPlan", `plan "plan_006" is an addon plan`)},
+		{"plan_nope", errorPattern("Code: invalidPlan", `plan "plan_nope" does not exist`)},
+		{"plan_scarce", errorPattern("HTTP 412 Precondition Failed", "Code: outOfInventory", `Message: no unassigned eSIM with label "scarce"`,
 			"suggestion: add eSIMs", "Docs: https://docs.mobileplan.example/errors/outOfInventory", "inventory must grow")},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: providersFor(t),
-				Steps: []resource.TestStep{{
-					// The preflight would stop these at plan time; off, they
-					// reach the service and its 412.
-					Config:      withPreflight(srv, preflightOff, "resource \"mobileplan_subscription\" \"test\" {\n  plan_id = \""+tc.planID+"\"\n}\n"),
-					ExpectError: tc.want,
-				}},
-			})
-		})
+	} {
+		diags, saved := createIn(t, h, map[string]tftypes.Value{"plan_id": text(row.planID)})
+		expectErrorMatching(t, diags, row.want.String())
+		if at := tftypes.NewAttributePath().WithAttributeName("plan_id"); !slices.ContainsFunc(diags, func(d *tfprotov6.Diagnostic) bool { return d.Attribute.Equal(at) }) {
+			t.Errorf("%s: no error on plan_id, where the CLI shows the configured value:\n%s", row.planID, prototest.DiagText(diags))
+		}
+		if !saved.IsNull() {
+			t.Errorf("%s: a refused create answered a state to save: %v", row.planID, saved)
+		}
 	}
 	if n := srv.Stats().Subscriptions; n != 0 {
 		t.Errorf("the service holds %d subscriptions after only refused creates", n)
