@@ -374,26 +374,56 @@ func configuredAt(t *testing.T, srv *emulatortest.Server, settings map[string]tf
 	return server, schemas
 }
 
-// createIn plans and applies a create of a subscription with attrs (every
-// other attribute null) as Terraform does, in h's configured server:
-// PlanResourceChange, then, when that finds no error, ApplyResourceChange
-// of the planned state. It returns every diagnostic, and the state the
-// apply answered, which Terraform would save (null when none).
-func createIn(t *testing.T, h *prototest.ProtoHarness, attrs map[string]tftypes.Value) ([]*tfprotov6.Diagnostic, tftypes.Value) {
+// planIn plans a subscription as Terraform does, in h's configured
+// server: ValidateResourceConfig of the configuration attrs (every other
+// attribute null), then, when that finds no error, PlanResourceChange. A
+// null prior is a create; a prior state is planned with the configuration
+// it was made from (Terraform then proposes the prior state itself); nil
+// attrs with a prior state is its destroy. It returns every diagnostic of
+// both calls with the plan's answer.
+func planIn(t *testing.T, h *prototest.ProtoHarness, prior tftypes.Value, attrs map[string]tftypes.Value) *tfprotov6.PlanResourceChangeResponse {
 	t.Helper()
-	config := h.DV(t, h.Object(attrs))
-	null := h.DV(t, tftypes.NewValue(h.Type, nil))
+	config, proposed := tftypes.NewValue(h.Type, nil), tftypes.NewValue(h.Type, nil)
+	var validated []*tfprotov6.Diagnostic
+	if attrs != nil {
+		config = h.Object(attrs)
+		resp, err := h.Server.ValidateResourceConfig(t.Context(), &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionTypeName, Config: h.DV(t, config)})
+		if err != nil {
+			t.Error(err)
+			return &tfprotov6.PlanResourceChangeResponse{}
+		}
+		if validated = resp.Diagnostics; hasErrors(validated) {
+			return &tfprotov6.PlanResourceChangeResponse{Diagnostics: validated}
+		}
+		proposed = prior
+		if prior.IsNull() {
+			proposed = config
+		}
+	}
 	planned, err := h.Server.PlanResourceChange(t.Context(), &tfprotov6.PlanResourceChangeRequest{
-		TypeName: subscriptionTypeName, Config: config, PriorState: null, ProposedNewState: config,
+		TypeName: subscriptionTypeName, Config: h.DV(t, config), PriorState: h.DV(t, prior), ProposedNewState: h.DV(t, proposed),
 	})
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err)
+		return &tfprotov6.PlanResourceChangeResponse{}
 	}
-	if hasErrors(planned.Diagnostics) {
-		return planned.Diagnostics, tftypes.NewValue(h.Type, nil)
+	planned.Diagnostics = slices.Concat(validated, planned.Diagnostics)
+	return planned
+}
+
+// createIn plans and applies a create of a subscription with attrs (planIn),
+// then, when the plan finds no error, ApplyResourceChange of the planned
+// state. It returns every diagnostic, and the state the apply answered,
+// which Terraform would save (null when none).
+func createIn(t *testing.T, h *prototest.ProtoHarness, attrs map[string]tftypes.Value) ([]*tfprotov6.Diagnostic, tftypes.Value) {
+	t.Helper()
+	none := tftypes.NewValue(h.Type, nil)
+	planned := planIn(t, h, none, attrs)
+	if hasErrors(planned.Diagnostics) || planned.PlannedState == nil {
+		return planned.Diagnostics, none
 	}
 	applied, err := h.Server.ApplyResourceChange(t.Context(), &tfprotov6.ApplyResourceChangeRequest{
-		TypeName: subscriptionTypeName, Config: config, PriorState: null, PlannedState: planned.PlannedState, PlannedPrivate: planned.PlannedPrivate,
+		TypeName: subscriptionTypeName, Config: h.DV(t, h.Object(attrs)), PriorState: h.DV(t, none), PlannedState: planned.PlannedState, PlannedPrivate: planned.PlannedPrivate,
 	})
 	if err != nil {
 		t.Fatal(err)

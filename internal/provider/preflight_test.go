@@ -126,36 +126,26 @@ func (f countsCheck) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, 
 }
 
 // planCreates plans a create of each plan id ("inline" for an inline plan)
-// as Terraform plans a configuration's new resources: in one provider
-// instance, configured against srv with settings besides its address and
-// token, ten at a time. It returns each create's diagnostics.
-func planCreates(t *testing.T, srv *emulatortest.Server, settings map[string]tftypes.Value, planIDs ...string) [][]*tfprotov6.Diagnostic {
+// as Terraform plans a configuration's new resources: in h's provider
+// instance, ten at a time (planIn). It returns each create's diagnostics.
+func planCreates(t *testing.T, h *prototest.ProtoHarness, planIDs ...string) [][]*tfprotov6.Diagnostic {
 	t.Helper()
-	h := harnessAt(t, srv, settings)
 	planType := h.Type.AttributeTypes["plan"].(tftypes.Object)
-	null := h.DV(t, tftypes.NewValue(h.Type, nil))
+	none := tftypes.NewValue(h.Type, nil)
 	found := make([][]*tfprotov6.Diagnostic, len(planIDs))
 	sem := make(chan struct{}, 10) // Terraform's default -parallelism
 	var wg sync.WaitGroup
 	for i, id := range planIDs {
-		attrs := map[string]tftypes.Value{"plan_id": tftypes.NewValue(tftypes.String, id)}
+		attrs := map[string]tftypes.Value{"plan_id": text(id)}
 		if id == "inline" {
 			attrs = map[string]tftypes.Value{"plan": prototest.Object(planType, map[string]tftypes.Value{
-				"coverage_id": tftypes.NewValue(tftypes.String, "cov-eu"), "data_mbs": number(100), "period_days": number(3),
+				"coverage_id": text("cov-eu"), "data_mbs": number(100), "period_days": number(3),
 			})}
 		}
-		config := h.DV(t, h.Object(attrs))
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			resp, err := h.Server.PlanResourceChange(t.Context(), &tfprotov6.PlanResourceChangeRequest{
-				TypeName: subscriptionTypeName, Config: config, PriorState: null, ProposedNewState: config,
-			})
-			if err != nil {
-				t.Errorf("plan of create %d (%s): %v", i, id, err)
-				return
-			}
-			found[i] = resp.Diagnostics
+			found[i] = planIn(t, h, none, attrs).Diagnostics
 		})
 	}
 	wg.Wait()
@@ -317,7 +307,7 @@ func TestPreflight_plansOfCreates(t *testing.T) {
 				row.before(t, srv)
 			}
 			reqs := newRequests(t, srv)
-			found := planCreates(t, srv, row.settings, row.creates...)
+			found := planCreates(t, harnessAt(t, srv, row.settings), row.creates...)
 			errors, warnings := map[string]int{}, map[string]int{}
 			var details strings.Builder
 			for i, diags := range found {
@@ -409,38 +399,29 @@ func TestAccPreflight_unlabelledTakeWhatIsLeft(t *testing.T) {
 }
 
 // A plan that creates nothing reads nothing for the preflight.
-func TestAccPreflight_noCreatesCostNothing(t *testing.T) {
+func TestPreflight_noCreatesCostNothing(t *testing.T) {
 	t.Parallel()
 	srv := startInventory(t, stock{"europe", 2})
+	config := map[string]tftypes.Value{"plan_id": text("plan_europe")}
+	diags, saved := createIn(t, harnessAt(t, srv, nil), config)
+	if len(diags) > 0 {
+		t.Fatal(prototest.DiagText(diags))
+	}
 	reqs := newRequests(t, srv)
-	config := withProvider(srv, subscriptions("plan_europe"))
-	noPreflightReads := countsCheck(func() {
-		reqs.expect("a plan without creates", map[string]int{})
-	})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providersFor(t),
-		Steps: []resource.TestStep{
-			{Config: config},
-			{
-				PreConfig: reqs.mark,
-				Config:    config,
-				PlanOnly:  true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PostApplyPreRefresh:  []plancheck.PlanCheck{noPreflightReads},
-					PostApplyPostRefresh: []plancheck.PlanCheck{noPreflightReads},
-				},
-			},
-			{
-				// Destroying creates nothing either.
-				PreConfig: reqs.mark,
-				Config:    config,
-				Destroy:   true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{noPreflightReads},
-				},
-			},
-		},
-	})
+	// Each plan in a provider instance of its own, as each command has.
+	if planned := planIn(t, harnessAt(t, srv, nil), saved, config); len(planned.Diagnostics) > 0 || len(planned.RequiresReplace) > 0 {
+		t.Errorf("the plan of the applied subscription: %v, replacing %v", prototest.DiagText(planned.Diagnostics), planned.RequiresReplace)
+	}
+	reqs.expect("a plan without creates", map[string]int{})
+	// Destroying creates nothing either: it only warns that the
+	// subscription stays at the service.
+	destroying := harnessAt(t, srv, nil)
+	planned := planIn(t, destroying, saved, nil)
+	if text := prototest.DiagText(planned.Diagnostics); hasErrors(planned.Diagnostics) || !destroying.Value(t, planned.PlannedState).IsNull() ||
+		!strings.Contains(text, "Destroying a subscription only removes it from state") {
+		t.Errorf("the destroy plan: %v; want the subscription planned away with the warning that it stays at the service", text)
+	}
+	reqs.expect("a destroy plan", map[string]int{})
 }
 
 // Replacing a subscription takes another eSIM, so it is counted as a create.
@@ -573,7 +554,7 @@ func (a *archivingProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Existing subscriptions are never checked: one whose plan was archived
 // after it was made plans cleanly, and only a new create is refused.
-func TestAccPreflight_existingSubscriptionsNotChecked(t *testing.T) {
+func TestPreflight_existingSubscriptionsNotChecked(t *testing.T) {
 	t.Parallel()
 	emu, err := emulator.New(emulator.Options{Token: emulatortest.Token, Dataset: inventoryDataset([]stock{{"europe", 3}})})
 	if err != nil {
@@ -584,32 +565,22 @@ func TestAccPreflight_existingSubscriptionsNotChecked(t *testing.T) {
 	ts := httptest.NewServer(proxy)
 	t.Cleanup(ts.Close)
 	srv := &emulatortest.Server{Emulator: emu, URL: ts.URL, Token: emulatortest.Token}
+	config := map[string]tftypes.Value{"plan_id": text("plan_europe")}
+	diags, saved := createIn(t, harnessAt(t, srv, nil), config)
+	if len(diags) > 0 {
+		t.Fatal(prototest.DiagText(diags))
+	}
+	proxy.archive.Store(true)
 	reqs := newRequests(t, srv)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providersFor(t),
-		Steps: []resource.TestStep{
-			{Config: withProvider(srv, subscriptions("plan_europe"))},
-			{
-				PreConfig: func() {
-					proxy.archive.Store(true)
-					reqs.mark()
-				},
-				Config: withProvider(srv, subscriptions("plan_europe")),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan(), countsCheck(func() {
-						reqs.expect("a plan of an existing subscription on an archived plan", map[string]int{})
-					})},
-				},
-			},
-			{
-				PreConfig: reqs.mark,
-				Config:    withProvider(srv, subscriptions("plan_europe", "plan_europe")),
-				PlanOnly:  true,
-				ExpectError: errorPattern(`Error: Plan "plan_europe" cannot be subscribed to`, "with mobileplan_subscription.s1",
-					`Plan "plan_europe" (europe 1 GB / 7 days) is archived.`),
-			},
-		},
-	})
+	// One plan (one provider instance): the applied subscription, then a
+	// second on the same plan.
+	h := harnessAt(t, srv, nil)
+	if planned := planIn(t, h, saved, config); len(planned.Diagnostics) > 0 || len(planned.RequiresReplace) > 0 {
+		t.Errorf("an existing subscription on an archived plan: %v, replacing %v", prototest.DiagText(planned.Diagnostics), planned.RequiresReplace)
+	}
+	reqs.expect("a plan of an existing subscription on an archived plan", map[string]int{})
+	expectErrorMatching(t, planCreates(t, h, "plan_europe")[0],
+		errorPattern(`Plan "plan_europe" cannot be subscribed to`, `Plan "plan_europe" (europe 1 GB / 7 days) is archived.`).String())
 	reqs.expect("a plan adding one create on the archived plan", map[string]int{routePlan: 1})
 }
 

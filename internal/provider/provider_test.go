@@ -111,7 +111,7 @@ func TestProvider_wrongBaseURLSaysSo(t *testing.T) {
 	wrong := &emulatortest.Server{URL: srv.URL + "/apii", Token: srv.Token}
 	want := `(?s)The service at\s+` + regexp.QuoteMeta(srv.URL) + `/apii/v1/\S+\s+has\s+no\s+such\s+path.*check\s+base_url`
 	t.Run("preflight", func(t *testing.T) {
-		found := planCreates(t, wrong, nil, "plan_001")
+		found := planCreates(t, harnessAt(t, wrong, nil), "plan_001")
 		expectErrorMatching(t, found[0], want)
 	})
 	t.Run("create", func(t *testing.T) {

@@ -13,13 +13,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/client"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator"
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/provider/prototest"
 )
 
 // Reliability under the faults a real service and network produce.
@@ -200,7 +200,7 @@ func (s *swappableHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.current.Load().ServeHTTP(w, r)
 }
 
-func TestAccReliability_emulatorRestartKeepsState(t *testing.T) {
+func TestReliability_emulatorRestartKeepsState(t *testing.T) {
 	t.Parallel()
 	statePath := filepath.Join(t.TempDir(), "emulator-state.json")
 	opts := emulator.Options{Token: emulatortest.Token, StatePath: statePath}
@@ -213,38 +213,38 @@ func TestAccReliability_emulatorRestartKeepsState(t *testing.T) {
 	ts := httptest.NewServer(&handler)
 	t.Cleanup(ts.Close)
 	srv := &emulatortest.Server{Emulator: first, URL: ts.URL, Token: opts.Token}
-
-	config := withProvider(srv, `
-resource "mobileplan_subscription" "a" {
-  plan_id = "plan_001"
-}
-resource "mobileplan_subscription" "b" {
-  plan = { coverage_id = "cov-eu", data_mbs = 10, period_days = 1 }
-}`)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providersFor(t),
-		Steps: []resource.TestStep{
-			{Config: config},
-			{
-				PreConfig: func() {
-					first.Close()
-					second, err := emulator.New(opts) // a new process would read the same file
-					if err != nil {
-						t.Fatal(err)
-					}
-					handler.current.Store(second)
-					t.Cleanup(second.Close)
-				},
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("mobileplan_subscription.b", at("plan_id"), knownvalue.StringRegexp(planCustom)),
-				},
-			},
-		},
-	})
+	h := harnessAt(t, srv, nil)
+	planType := h.Type.AttributeTypes["plan"].(tftypes.Object)
+	var saved []tftypes.Value
+	for _, config := range []map[string]tftypes.Value{
+		{"plan_id": text("plan_001")},
+		{"plan": prototest.Object(planType, map[string]tftypes.Value{"coverage_id": text("cov-eu"), "data_mbs": number(10), "period_days": number(1)})},
+	} {
+		diags, state := createIn(t, h, config)
+		if len(diags) > 0 {
+			t.Fatal(prototest.DiagText(diags))
+		}
+		saved = append(saved, state)
+	}
+	first.Close()
+	second, err := emulator.New(opts) // a new process would read the same file
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler.current.Store(second)
+	t.Cleanup(second.Close)
+	// The next refresh reads each as it was saved: its plan is empty.
+	after := harnessAt(t, srv, nil)
+	for i, state := range saved {
+		if read := after.Read(t, state); !read.Equal(state) {
+			t.Errorf("subscription %d after the restart:\n%v\nwant as saved:\n%v", i, read, state)
+		}
+	}
+	var attrs map[string]tftypes.Value
+	var planID string
+	if err := saved[1].As(&attrs); err != nil || attrs["plan_id"].As(&planID) != nil || !planCustom.MatchString(planID) {
+		t.Errorf("the inline plan's subscription has plan_id %q (%v), want one of the service's custom plans", planID, err)
+	}
 }
 
 // TLS verification is always on: the provider has no setting to turn it

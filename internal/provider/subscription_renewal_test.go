@@ -228,15 +228,15 @@ resource "mobileplan_subscription" "s" {
 
 // A negative early_renewal_hours is refused at plan time, on the
 // attribute, before any request.
-func TestAccSubscription_renewalHoursValidated(t *testing.T) {
+func TestSubscription_renewalHoursValidated(t *testing.T) {
 	t.Parallel()
 	srv := startEmulator(t)
-	testAccPlanError(t, srv, `
-resource "mobileplan_subscription" "s" {
-  plan_id             = "plan_001"
-  early_renewal_hours = -1
-}
-`, errorPattern("early_renewal_hours", "at least 0"))
+	h := harnessAt(t, srv, nil)
+	planned := planIn(t, h, tftypes.NewValue(h.Type, nil), map[string]tftypes.Value{"plan_id": text("plan_001"), "early_renewal_hours": number(-1)})
+	expectErrorMatching(t, planned.Diagnostics, errorPattern("early_renewal_hours", "at least 0").String())
+	if at := tftypes.NewAttributePath().WithAttributeName("early_renewal_hours"); len(planned.Diagnostics) == 0 || !planned.Diagnostics[0].Attribute.Equal(at) {
+		t.Errorf("the refusal is not on the attribute:\n%s", prototest.DiagText(planned.Diagnostics))
+	}
 	expectNoRequests(t, srv, "a negative early_renewal_hours")
 }
 
