@@ -3,16 +3,13 @@ package provider
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/http"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -325,116 +322,4 @@ func resetService(t *testing.T, srv *emulatortest.Server) {
 	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("reset: %s", resp.Status)
 	}
-}
-
-// readData plans a data source as Terraform does, in one provider instance
-// configured against srv (its address and token, and settings besides):
-// ValidateDataResourceConfig, then, when that finds no error,
-// ReadDataSource. It returns every diagnostic, and the data source's value
-// (null when it was not read).
-func readData(t *testing.T, srv *emulatortest.Server, settings map[string]tftypes.Value, typeName string, attrs map[string]tftypes.Value) ([]*tfprotov6.Diagnostic, tftypes.Value) {
-	t.Helper()
-	server, schemas := configuredAt(t, srv, settings)
-	typ := schemas.DataSourceSchemas[typeName].ValueType().(tftypes.Object)
-	config := prototest.DynamicValue(t, typ, prototest.Object(typ, attrs))
-	validated, err := server.ValidateDataResourceConfig(t.Context(), &tfprotov6.ValidateDataResourceConfigRequest{TypeName: typeName, Config: config})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if hasErrors(validated.Diagnostics) {
-		return validated.Diagnostics, tftypes.NewValue(typ, nil)
-	}
-	read, err := server.ReadDataSource(t.Context(), &tfprotov6.ReadDataSourceRequest{TypeName: typeName, Config: config})
-	if err != nil {
-		t.Fatal(err)
-	}
-	diags := slices.Concat(validated.Diagnostics, read.Diagnostics)
-	if read.State == nil {
-		return diags, tftypes.NewValue(typ, nil)
-	}
-	value, err := read.State.Unmarshal(typ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return diags, value
-}
-
-// configuredAt is a provider server of the composition the tests run,
-// validated and configured as Terraform does against srv (its address and
-// token, and settings besides), with its schemas.
-func configuredAt(t *testing.T, srv *emulatortest.Server, settings map[string]tftypes.Value) (tfprotov6.ProviderServer, *tfprotov6.GetProviderSchemaResponse) {
-	t.Helper()
-	server := testServer()
-	values := map[string]tftypes.Value{"base_url": text(srv.URL), "api_token": text(srv.Token)}
-	maps.Copy(values, settings)
-	schemas, diags := prototest.ConfigureServerWith(t, server, values)
-	if len(diags) > 0 {
-		t.Fatalf("configure: %s", prototest.DiagText(diags))
-	}
-	return server, schemas
-}
-
-// planIn plans a subscription as Terraform does, in h's configured
-// server: ValidateResourceConfig of the configuration attrs (every other
-// attribute null), then, when that finds no error, PlanResourceChange. A
-// null prior is a create; a prior state is planned with the configuration
-// it was made from (Terraform then proposes the prior state itself); nil
-// attrs with a prior state is its destroy. It returns every diagnostic of
-// both calls with the plan's answer.
-func planIn(t *testing.T, h *prototest.ProtoHarness, prior tftypes.Value, attrs map[string]tftypes.Value) *tfprotov6.PlanResourceChangeResponse {
-	t.Helper()
-	config, proposed := tftypes.NewValue(h.Type, nil), tftypes.NewValue(h.Type, nil)
-	var validated []*tfprotov6.Diagnostic
-	if attrs != nil {
-		config = h.Object(attrs)
-		resp, err := h.Server.ValidateResourceConfig(t.Context(), &tfprotov6.ValidateResourceConfigRequest{TypeName: subscriptionTypeName, Config: h.DV(t, config)})
-		if err != nil {
-			t.Error(err)
-			return &tfprotov6.PlanResourceChangeResponse{}
-		}
-		if validated = resp.Diagnostics; hasErrors(validated) {
-			return &tfprotov6.PlanResourceChangeResponse{Diagnostics: validated}
-		}
-		proposed = prior
-		if prior.IsNull() {
-			proposed = config
-		}
-	}
-	planned, err := h.Server.PlanResourceChange(t.Context(), &tfprotov6.PlanResourceChangeRequest{
-		TypeName: subscriptionTypeName, Config: h.DV(t, config), PriorState: h.DV(t, prior), ProposedNewState: h.DV(t, proposed),
-	})
-	if err != nil {
-		t.Error(err)
-		return &tfprotov6.PlanResourceChangeResponse{}
-	}
-	planned.Diagnostics = slices.Concat(validated, planned.Diagnostics)
-	return planned
-}
-
-// createIn plans and applies a create of a subscription with attrs (planIn),
-// then, when the plan finds no error, ApplyResourceChange of the planned
-// state. It returns every diagnostic, and the state the apply answered,
-// which Terraform would save (null when none).
-func createIn(t *testing.T, h *prototest.ProtoHarness, attrs map[string]tftypes.Value) ([]*tfprotov6.Diagnostic, tftypes.Value) {
-	t.Helper()
-	none := tftypes.NewValue(h.Type, nil)
-	planned := planIn(t, h, none, attrs)
-	if hasErrors(planned.Diagnostics) || planned.PlannedState == nil {
-		return planned.Diagnostics, none
-	}
-	applied, err := h.Server.ApplyResourceChange(t.Context(), &tfprotov6.ApplyResourceChangeRequest{
-		TypeName: subscriptionTypeName, Config: h.DV(t, h.Object(attrs)), PriorState: h.DV(t, none), PlannedState: planned.PlannedState, PlannedPrivate: planned.PlannedPrivate,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return slices.Concat(planned.Diagnostics, applied.Diagnostics), h.Value(t, applied.NewState)
-}
-
-// harnessAt is a ProtoHarness of a provider server configured against srv
-// with settings besides its address and token (configuredAt).
-func harnessAt(t *testing.T, srv *emulatortest.Server, settings map[string]tftypes.Value) *prototest.ProtoHarness {
-	t.Helper()
-	server, schemas := configuredAt(t, srv, settings)
-	return &prototest.ProtoHarness{Server: server, Type: schemas.ResourceSchemas[subscriptionTypeName].ValueType().(tftypes.Object)}
 }

@@ -216,10 +216,11 @@ func TestReliability_emulatorRestartKeepsState(t *testing.T) {
 	h := harnessAt(t, srv, nil)
 	planType := h.Type.AttributeTypes["plan"].(tftypes.Object)
 	var saved []tftypes.Value
-	for _, config := range []map[string]tftypes.Value{
+	configs := []map[string]tftypes.Value{
 		{"plan_id": text("plan_001")},
 		{"plan": prototest.Object(planType, map[string]tftypes.Value{"coverage_id": text("cov-eu"), "data_mbs": number(10), "period_days": number(1)})},
-	} {
+	}
+	for _, config := range configs {
 		diags, state := createIn(t, h, config)
 		if len(diags) > 0 {
 			t.Fatal(prototest.DiagText(diags))
@@ -233,12 +234,14 @@ func TestReliability_emulatorRestartKeepsState(t *testing.T) {
 	}
 	handler.current.Store(second)
 	t.Cleanup(second.Close)
-	// The next refresh reads each as it was saved: its plan is empty.
+	// The next refresh reads each as it was saved, and its plan is empty.
 	after := harnessAt(t, srv, nil)
 	for i, state := range saved {
-		if read := after.Read(t, state); !read.Equal(state) {
+		read := after.Read(t, state)
+		if !read.Equal(state) {
 			t.Errorf("subscription %d after the restart:\n%v\nwant as saved:\n%v", i, read, state)
 		}
+		expectEmptyPlan(t, after, read, configs[i])
 	}
 	var attrs map[string]tftypes.Value
 	var planID string

@@ -189,7 +189,6 @@ func TestSubscription_preconditionFailures(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Dataset: &ds})
 	// The preflight would stop these at plan time; off, they reach the
 	// service and its 412.
-	h := harnessAt(t, srv, map[string]tftypes.Value{"preflight": text(preflightOff)})
 	for _, row := range []struct {
 		planID string
 		want   *regexp.Regexp
@@ -203,6 +202,8 @@ func TestSubscription_preconditionFailures(t *testing.T) {
 		{"plan_scarce", errorPattern("HTTP 412 Precondition Failed", "Code: outOfInventory", `Message: no unassigned eSIM with label "scarce"`,
 			"suggestion: add eSIMs", "Docs: https://docs.mobileplan.example/errors/outOfInventory", "inventory must grow")},
 	} {
+		// Each an apply of its own, as each resource.Test was.
+		h := harnessAt(t, srv, map[string]tftypes.Value{"preflight": text(preflightOff)})
 		diags, saved := createIn(t, h, map[string]tftypes.Value{"plan_id": text(row.planID)})
 		expectErrorMatching(t, diags, row.want.String())
 		if at := tftypes.NewAttributePath().WithAttributeName("plan_id"); !slices.ContainsFunc(diags, func(d *tfprotov6.Diagnostic) bool { return d.Attribute.Equal(at) }) {
