@@ -160,6 +160,11 @@ func TestPreflight_plansOfCreates(t *testing.T) {
 	hundredStock := []stock{{"", 20}, {"europe", 20}, {"americas", 20}, {"asia", 20}, {"global", 20}, {"africa", 10}}
 	short := []string{"plan_europe", "plan_europe", "plan_009", "plan_nope"}
 	noRetries := map[string]tftypes.Value{"max_retries": number(0)}
+	failingGETs := func(prefix string) func(*testing.T, *emulatortest.Server) {
+		return func(_ *testing.T, srv *emulatortest.Server) {
+			srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", PathPrefix: prefix, Action: "status", Status: 503}}})
+		}
+	}
 	// The unlabelled fifth of the hundred may take what a label needs: the
 	// service does not say which free eSIM it gives.
 	const mayTakeLabelled = "Subscriptions without a label may take eSIMs that labelled ones need"
@@ -247,9 +252,7 @@ func TestPreflight_plansOfCreates(t *testing.T) {
 		},
 		{
 			rule: "a failed inventory read fails the create that needed it; the others sharing it are not checked", stock: []stock{{"europe", 5}},
-			before: func(t *testing.T, srv *emulatortest.Server) {
-				srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", PathPrefix: "/v1/esims", Action: "status", Status: 503}}})
-			},
+			before:   failingGETs("/v1/esims"),
 			settings: noRetries,
 			creates:  repeat("plan_europe", 3),
 			errors:   map[string]int{"Preflight could not read the eSIM inventory": 1},
@@ -259,9 +262,7 @@ func TestPreflight_plansOfCreates(t *testing.T) {
 		},
 		{
 			rule: "a failed plan read fails the create that needed it", stock: []stock{{"europe", 5}},
-			before: func(t *testing.T, srv *emulatortest.Server) {
-				srv.SetFaults(emulator.Faults{Rules: []emulator.FaultRule{{Method: "GET", PathPrefix: "/v1/plans/", Action: "status", Status: 503}}})
-			},
+			before:   failingGETs("/v1/plans/"),
 			settings: noRetries,
 			creates:  repeat("plan_europe", 3),
 			errors:   map[string]int{"Preflight could not read plan plan_europe": 1},
