@@ -212,10 +212,7 @@ func readData(t *testing.T, srv *emulatortest.Server, settings map[string]tftype
 	if hasErrors(validated.Diagnostics) {
 		return validated.Diagnostics, tftypes.NewValue(typ, nil)
 	}
-	read, err := server.ReadDataSource(t.Context(), &tfprotov6.ReadDataSourceRequest{TypeName: typeName, Config: config})
-	if err != nil {
-		t.Fatal(err)
-	}
+	read := readList(t, server, schemas, typeName, attrs)
 	diags := slices.Concat(validated.Diagnostics, read.Diagnostics)
 	if read.State == nil {
 		return diags, tftypes.NewValue(typ, nil)
