@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 GO=${GO:-go}
 
-# The CLI checks, the OpenTofu side's last step: the filesystem mirror and
-# an install with an empty home directory, offline.
+# The CLI checks, the OpenTofu side's first step, beside Terraform's pass:
+# the filesystem mirror and an install with an empty home directory, offline.
 cli-checks() {
   bash scripts/mirror-check.sh >/dev/null
   bash scripts/install-check.sh >/dev/null
