@@ -31,6 +31,10 @@ registry_host() {
 
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 
+# release_build OUT PKG: PKG built into OUT as the release builds it
+# (internal/provider/acctest's ReleaseBuild): the binary users run.
+release_build() { CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$1" "$2"; }
+
 # build_binaries: the provider into $work/bin, the emulator into $work.
 # With MOBILEPLAN_TEST_BUILD set (make test, which builds each once before
 # its test passes), copies of that build instead: a build costs 1 to 2.5
@@ -41,7 +45,7 @@ build_binaries() {
     mkdir -p "$work/bin"
     cp "$MOBILEPLAN_TEST_BUILD/provider/terraform-provider-mobileplan" "$work/bin/"
   else
-    go build -o "$work/bin/terraform-provider-mobileplan" .
+    release_build "$work/bin/terraform-provider-mobileplan" .
   fi
   build_emulator
 }
@@ -50,7 +54,7 @@ build_emulator() {
     test_build_current
     cp "$MOBILEPLAN_TEST_BUILD/mobileplan-emulator" "$work/"
   else
-    go build -o "$work/mobileplan-emulator" ./cmd/mobileplan-emulator
+    release_build "$work/mobileplan-emulator" ./cmd/mobileplan-emulator
   fi
 }
 # test_build_current: fails when MOBILEPLAN_TEST_BUILD holds a build older
