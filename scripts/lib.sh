@@ -31,9 +31,10 @@ registry_host() {
 
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 
-# release_build OUT PKG: PKG built into OUT as the release builds it
-# (internal/provider/acctest's ReleaseBuild): the binary users run.
-release_build() { CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$1" "$2"; }
+# release_build OUT PKG: PKG built into OUT as our releases build it
+# (internal/releasebuild, whose settings the acceptance tests check in make
+# test's build): the binary users run. make test-build builds with it too.
+release_build() { CGO_ENABLED=0 "${GO:-go}" build -trimpath -ldflags '-s -w' -o "$1" "$2"; }
 
 # build_binaries: the provider into $work/bin, the emulator into $work.
 # With MOBILEPLAN_TEST_BUILD set (make test, which builds each once before

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/mod/sumdb/dirhash"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/releasebuild"
 )
 
 // Platform is an os_arch pair as Terraform writes it (linux_amd64), which is
@@ -289,17 +291,18 @@ func listVersions(dir string) ([]string, error) {
 }
 
 // GoBuild builds the module's main package in moduleDir for a platform, the
-// same way on every machine: no cgo, no file system paths (-trimpath), no
-// VCS stamp, no debug information, and the version set as the release
-// build sets it. GOFLAGS and the per-architecture level variables (GOAMD64,
+// same way on every machine: as the releases build (releasebuild: no cgo,
+// no file system paths, no debug information), without a VCS stamp, and
+// the version set as the release build sets it. GOFLAGS and the per-architecture level variables (GOAMD64,
 // GOARM64, ...) from the caller's environment are cleared, since any of them
 // would give different binaries from the same commit.
 func GoBuild(moduleDir, ver string) func(ctx context.Context, p Platform, out string) error {
 	return func(ctx context.Context, p Platform, out string) error {
-		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false",
-			"-ldflags", "-s -w -X main.version="+ver, "-o", out, ".")
+		args := append(append([]string{"build"}, releasebuild.Flags...), "-buildvcs=false",
+			"-ldflags", releasebuild.LDFlags+" -X main.version="+ver, "-o", out, ".")
+		cmd := exec.CommandContext(ctx, "go", args...)
 		cmd.Dir = moduleDir
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.OS, "GOARCH="+p.Arch,
+		cmd.Env = append(append(os.Environ(), releasebuild.Env...), "GOOS="+p.OS, "GOARCH="+p.Arch,
 			"GOFLAGS=", "GO386=", "GOAMD64=", "GOARM=", "GOARM64=", "GOMIPS=", "GOMIPS64=",
 			"GOPPC64=", "GORISCV64=", "GOWASM=")
 		if msg, err := cmd.CombinedOutput(); err != nil {

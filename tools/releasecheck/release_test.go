@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/releasebuild"
 )
 
 // goreleaser is what these tests read of a goreleaser configuration.
@@ -15,12 +17,15 @@ type goreleaser struct {
 	ProjectName string `yaml:"project_name"`
 	Dist        string `yaml:"dist"`
 	Builds      []struct {
-		ID     string   `yaml:"id"`
-		Main   string   `yaml:"main"`
-		Goos   []string `yaml:"goos"`
-		Goarch []string `yaml:"goarch"`
-		Goarm  []string `yaml:"goarm"`
-		Ignore []struct {
+		ID      string   `yaml:"id"`
+		Main    string   `yaml:"main"`
+		Goos    []string `yaml:"goos"`
+		Goarch  []string `yaml:"goarch"`
+		Goarm   []string `yaml:"goarm"`
+		Env     []string `yaml:"env"`
+		Flags   []string `yaml:"flags"`
+		Ldflags []string `yaml:"ldflags"`
+		Ignore  []struct {
 			Goos   string `yaml:"goos"`
 			Goarch string `yaml:"goarch"`
 		} `yaml:"ignore"`
@@ -94,6 +99,21 @@ func TestRelease_emulatorOnEveryProviderPlatform(t *testing.T) {
 	}
 	if got := emulator.Builds[0].Main; got != "./cmd/mobileplan-emulator" {
 		t.Errorf("the emulator's release builds %q", got)
+	}
+}
+
+// The tests, make test-build, the scripts and the mirror build as
+// internal/releasebuild says: a change of either release's build settings
+// fails here until releasebuild, and so they, follow it.
+func TestRelease_buildsAsReleasebuildSays(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{".goreleaser.yml", ".goreleaser.emulator.yml"} {
+		b := load(t, name).Builds[0]
+		ldflags := len(b.Ldflags) == 1 && (b.Ldflags[0] == releasebuild.LDFlags || strings.HasPrefix(b.Ldflags[0], releasebuild.LDFlags+" "))
+		if !slices.Equal(b.Env, releasebuild.Env) || !slices.Equal(b.Flags, releasebuild.Flags) || !ldflags {
+			t.Errorf("%s builds with env %q, flags %q, ldflags %q; releasebuild says env %q, flags %q, ldflags beginning %q",
+				name, b.Env, b.Flags, b.Ldflags, releasebuild.Env, releasebuild.Flags, releasebuild.LDFlags)
+		}
 	}
 }
 

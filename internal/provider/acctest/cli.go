@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/go-version"
 
 	"github.com/mobileplan/terraform-provider-mobileplan/internal/emulator/emulatortest"
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/releasebuild"
 )
 
 // ProductBinary is the package of the provider users run: main.go.
@@ -34,7 +35,7 @@ type build struct {
 }
 
 // builtOnce builds pkg into dir/binary, a directory of its own, once per
-// test binary, as the release builds (ReleaseBuild), with the go command
+// test binary, as our releases build (releasebuild), with the go command
 // run in moduleDir ("" for this module), and returns that directory. what
 // names the provider in a failure.
 func builtOnce(t *testing.T, what, moduleDir, pkg, binary string) string {
@@ -46,9 +47,8 @@ func builtOnce(t *testing.T, what, moduleDir, pkg, binary string) string {
 		if b.err != nil {
 			return
 		}
-		cmd := exec.Command("go", append(append([]string{"build"}, releaseBuildArgs()...), "-o", filepath.Join(b.dir, binary), pkg)...)
+		cmd := releasebuild.Command(filepath.Join(b.dir, binary), pkg)
 		cmd.Dir = moduleDir
-		cmd.Env = append(os.Environ(), ReleaseBuild.Env...)
 		b.output, b.err = cmd.CombinedOutput()
 	})
 	if b.err != nil {
@@ -89,8 +89,8 @@ var madeBuilds sync.Map // dir -> func() (string, error)
 // directory of its own, and the kill tests compare it with the path of a
 // running process. A build older than a Go file, go.mod or go.sum of this
 // module is refused: a variable left set outside make test must not run an
-// old provider; so is a build not made as the release makes it
-// (ReleaseBuild): the tests run the binary users run.
+// old provider; so is a build not made as the releases make it
+// (releasebuild): the tests run the binary users run.
 func madeBuildDir(dir string) (string, error) {
 	abs, err := filepath.Abs(filepath.Join(dir, "provider"))
 	if err == nil {
@@ -110,8 +110,8 @@ func madeBuildDir(dir string) (string, error) {
 	if newer := newerSource(root, built.ModTime()); newer != "" {
 		return "", fmt.Errorf("%s=%s holds a build older than %s: unset it, or run make test-build", BuildDirEnv, dir, newer)
 	}
-	if differs := notBuiltAsReleased(filepath.Join(abs, "terraform-provider-mobileplan")); differs != "" {
-		return "", fmt.Errorf("%s=%s holds a build of the provider not made as the release makes it: %s; unset it, or run make test-build", BuildDirEnv, dir, differs)
+	if differs := releasebuild.FileDiffers(filepath.Join(abs, "terraform-provider-mobileplan")); differs != "" {
+		return "", fmt.Errorf("%s=%s holds a build of the provider not made as the releases make it: %s; unset it, or run make test-build", BuildDirEnv, dir, differs)
 	}
 	return abs, nil
 }
