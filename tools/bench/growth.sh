@@ -44,7 +44,7 @@ most=$(tr ' ' '\n' <<<"$sizes $tofu_sizes" | sort -n | tail -1)
 step "Building"
 rev="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+changes')"
 build_binaries
-go build -o "$work/schemabin/terraform-provider-mobileplan" ./tools/bench/schemafloor
+release_build "$work/schemabin/terraform-provider-mobileplan" ./tools/bench/schemafloor
 go build -o "$work/httpstate" ./tools/bench/httpstate
 # Each provider process through GNU time (CPU and peak RSS to rss.txt) and,
 # for ours, with its heap profile in a file of its own (the shell's pid is

@@ -76,7 +76,7 @@ example=$PWD/examples/bulk-import/main.tf
 step "Building"
 rev="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+changes')"
 build_binaries
-go build -o "$work/schemabin/terraform-provider-mobileplan" ./tools/bench/schemafloor
+release_build "$work/schemabin/terraform-provider-mobileplan" ./tools/bench/schemafloor
 printf 'provider_installation {\n  dev_overrides {\n    "mobileplan/mobileplan" = "%s"\n    "bench/mobileplan" = "%s"\n  }\n  direct {}\n}\n' \
   "$work/bin" "$work/schemabin" >"$work/dev.tfrc"
 export TF_CLI_CONFIG_FILE=$work/dev.tfrc

@@ -58,8 +58,8 @@ step "Building"
 # The revision ours is built from, read before the run writes any file.
 ours_rev="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+changes')"
 build_binaries
-go build -o "$work/floorbin/terraform-provider-floor" ./tools/bench/floorprovider
-go build -o "$work/schemabin/terraform-provider-mobileplan" ./tools/bench/schemafloor
+release_build "$work/floorbin/terraform-provider-floor" ./tools/bench/floorprovider
+release_build "$work/schemabin/terraform-provider-mobileplan" ./tools/bench/schemafloor
 # Each baseline, from its revision's tree (git archive: no worktree, no
 # checkout), built against the module cache as the current tree is.
 baselines=()
@@ -67,7 +67,7 @@ for rev in ${BENCH_BASELINES:-}; do
   i=$((${#baselines[@]} + 1))
   mkdir -p "$work/base$i-src"
   git archive "$rev" | tar -x -C "$work/base$i-src"
-  (cd "$work/base$i-src" && go build -o "$work/base${i}bin/terraform-provider-mobileplan" .)
+  (cd "$work/base$i-src" && release_build "$work/base${i}bin/terraform-provider-mobileplan" .)
   baselines+=("$rev")
 done
 # Wrappers that append the provider's CPU time (user and system, s) and
@@ -286,6 +286,7 @@ anchor_tables() {
   echo "refreshing plan of it). Peak RSS and CPU time are the provider processes', as GNU time reports them;"
   echo "Terraform's own CPU is the run's less its providers'; the emulator's is read from /proc. CPU times hardly"
   echo "change with other load on the machine, wall times do: load average when this run ended: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo "Every provider, the floors and baselines too, is built as our releases build (scripts/lib.sh release_build)."
   if [ ${#baselines[@]} -gt 0 ] || [ ${#without[@]} -gt 0 ]; then
     echo
     echo "Knobs of this run: BENCH_BASELINES=\"${baselines[*]}\" BENCH_SCHEMA_WITHOUT=\"${without[*]}\"."
