@@ -71,7 +71,8 @@ opentofu-mirror() {
 install() {
   [ -n "${VERSION:-}" ] || { echo "make install: no version found at the top of CHANGELOG.md" >&2; exit 1; }
   local dir="$HOME/.terraform.d/plugins/registry.terraform.io/mobileplan/mobileplan/$VERSION/$($GO env GOOS)_$($GO env GOARCH)"
-  $GO build -ldflags "-X main.version=$VERSION" -o "$dir/terraform-provider-mobileplan_v$VERSION$($GO env GOEXE)" .
+  # As our releases build (internal/releasebuild), with the version.
+  CGO_ENABLED=0 $GO build -trimpath -ldflags "-s -w -X main.version=$VERSION" -o "$dir/terraform-provider-mobileplan_v$VERSION$($GO env GOEXE)" .
   echo "Installed mobileplan/mobileplan $VERSION in $dir"
   echo "terraform init now finds it. A configuration initialised with an earlier build of $VERSION needs its .terraform.lock.hcl deleted first."
 }

@@ -2,10 +2,11 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/mobileplan/terraform-provider-mobileplan/internal/releasebuild"
 )
 
 var built struct {
@@ -26,7 +27,7 @@ func emulatorBinary(t *testing.T) string {
 			return
 		}
 		built.bin = filepath.Join(built.dir, "mobileplan-emulator")
-		built.out, built.err = exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput()
+		built.out, built.err = releasebuild.Command(built.bin, ".").CombinedOutput()
 	})
 	if built.err != nil {
 		t.Fatalf("build: %v\n%s", built.err, built.out)
