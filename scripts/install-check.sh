@@ -22,6 +22,7 @@ make --no-print-directory install
 version=$(changelog_version)
 installed="$HOME/.terraform.d/plugins/registry.terraform.io/mobileplan/mobileplan/$version/$(go env GOOS)_$(go env GOARCH)/terraform-provider-mobileplan_v$version"
 [ -x "$installed" ] || { echo "install-check: nothing installed at $installed" >&2; exit 1; }
+release_built "$installed"
 
 step "Starting the emulator ten times: each start must find its own, listening address"
 build_emulator

@@ -1,8 +1,9 @@
 # Shared by the scripts and tools/bench/run.sh: build the binaries, start an
 # emulator on a free loopback port, and stop it on exit, failure or Ctrl-C.
 # Callers source this file and call begin_script first, which sets work (a
-# temp dir). After start_emulator: base_url, token, emulator_log (its
-# stderr: one line per request unless -quiet).
+# temp dir); make test-build and make install source it for release_build
+# alone. After start_emulator: base_url, token, emulator_log (its stderr:
+# one line per request unless -quiet).
 
 # begin_script NAME: run from the repository root (this file's parent
 # directory), with Terraform's update check off, in a fresh temp dir $work
@@ -31,10 +32,20 @@ registry_host() {
 
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 
-# release_build OUT PKG: PKG built into OUT as our releases build it
-# (internal/releasebuild, whose settings the acceptance tests check in make
-# test's build): the binary users run. make test-build builds with it too.
-release_build() { CGO_ENABLED=0 "${GO:-go}" build -trimpath -ldflags '-s -w' -o "$1" "$2"; }
+# release_build OUT PKG [LDFLAGS]: PKG built into OUT as our releases build
+# it (internal/releasebuild, to which tools/releasecheck holds this line),
+# LDFLAGS (a version) added: the binary users run. make test-build and
+# make install build with it too.
+release_build() { CGO_ENABLED=0 "${GO:-go}" build -trimpath -ldflags "-s -w${3:+ $3}" -o "$1" "$2"; }
+
+# release_built FILE: fails, saying so, unless the Go binary FILE was built
+# as release_build builds (Go records no -ldflags under -trimpath).
+release_built() {
+  local info
+  info=$("${GO:-go}" version -m "$1") &&
+    grep -q $'\tbuild\tCGO_ENABLED=0$' <<<"$info" && grep -q $'\tbuild\t-trimpath=true$' <<<"$info" ||
+    { echo "$1 was not built as our releases build (CGO_ENABLED=0, -trimpath): scripts/lib.sh release_build" >&2; return 1; }
+}
 
 # build_binaries: the provider into $work/bin, the emulator into $work.
 # With MOBILEPLAN_TEST_BUILD set (make test, which builds each once before
@@ -59,8 +70,9 @@ build_emulator() {
   fi
 }
 # test_build_current: fails when MOBILEPLAN_TEST_BUILD holds a build older
-# than a Go file, go.mod or go.sum here: a variable left set outside make
-# test must not run an old provider (acctest refuses it too).
+# than a Go file, go.mod or go.sum here, or one not built as our releases
+# build: a variable left set outside make test must not run an old or
+# another provider (acctest refuses it too).
 test_build_current() {
   local built=$MOBILEPLAN_TEST_BUILD/provider/terraform-provider-mobileplan newer
   [ -f "$built" ] && [ -f "$MOBILEPLAN_TEST_BUILD/mobileplan-emulator" ] ||
@@ -68,6 +80,8 @@ test_build_current() {
   newer=$(find . \( -path ./bin -o -name .git \) -prune -o \( -name '*.go' -o -name go.mod -o -name go.sum \) -newer "$built" -print -quit)
   [ -z "$newer" ] ||
     { echo "MOBILEPLAN_TEST_BUILD=$MOBILEPLAN_TEST_BUILD holds a build older than $newer: unset it, or run make test-build" >&2; exit 1; }
+  release_built "$built" && release_built "$MOBILEPLAN_TEST_BUILD/mobileplan-emulator" ||
+    { echo "MOBILEPLAN_TEST_BUILD=$MOBILEPLAN_TEST_BUILD holds another build: unset it, or run make test-build" >&2; exit 1; }
 }
 
 emulator_pid=""

@@ -27,7 +27,8 @@ timed() {
 # packages cached|programs [PATTERN]: the packages (of PATTERN, default the
 # module's) whose tests can start no program but their own binary (their
 # tests import neither os/exec nor terraform-plugin-testing nor
-# internal/provider/acctest, which run CLIs), or the others. Go's test cache keys a result on the test binary, the
+# internal/provider/acctest, which run CLIs; the tests that build with
+# internal/releasebuild's Command import os/exec too), or the others. Go's test cache keys a result on the test binary, the
 # environment variables its tests read and the files they open: for the
 # first kind that is every input, so make test lets Go reuse a result
 # whose inputs did not change; the others run each time (-count=1).
@@ -71,8 +72,9 @@ opentofu-mirror() {
 install() {
   [ -n "${VERSION:-}" ] || { echo "make install: no version found at the top of CHANGELOG.md" >&2; exit 1; }
   local dir="$HOME/.terraform.d/plugins/registry.terraform.io/mobileplan/mobileplan/$VERSION/$($GO env GOOS)_$($GO env GOARCH)"
-  # As our releases build (internal/releasebuild), with the version.
-  CGO_ENABLED=0 $GO build -trimpath -ldflags "-s -w -X main.version=$VERSION" -o "$dir/terraform-provider-mobileplan_v$VERSION$($GO env GOEXE)" .
+  # shellcheck source=scripts/lib.sh
+  . scripts/lib.sh
+  release_build "$dir/terraform-provider-mobileplan_v$VERSION$($GO env GOEXE)" . "-X main.version=$VERSION"
   echo "Installed mobileplan/mobileplan $VERSION in $dir"
   echo "terraform init now finds it. A configuration initialised with an earlier build of $VERSION needs its .terraform.lock.hcl deleted first."
 }

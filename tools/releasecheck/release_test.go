@@ -102,9 +102,9 @@ func TestRelease_emulatorOnEveryProviderPlatform(t *testing.T) {
 	}
 }
 
-// The tests, make test-build, the scripts and the mirror build as
-// internal/releasebuild says: a change of either release's build settings
-// fails here until releasebuild, and so they, follow it.
+// The tests and the mirror build as internal/releasebuild says: a change
+// of either release's build settings fails here until releasebuild
+// follows it (the shell's spelling of it is held to releasebuild below).
 func TestRelease_buildsAsReleasebuildSays(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{".goreleaser.yml", ".goreleaser.emulator.yml"} {
@@ -113,6 +113,28 @@ func TestRelease_buildsAsReleasebuildSays(t *testing.T) {
 		if !slices.Equal(b.Env, releasebuild.Env) || !slices.Equal(b.Flags, releasebuild.Flags) || !ldflags {
 			t.Errorf("%s builds with env %q, flags %q, ldflags %q; releasebuild says env %q, flags %q, ldflags beginning %q",
 				name, b.Env, b.Flags, b.Ldflags, releasebuild.Env, releasebuild.Flags, releasebuild.LDFlags)
+		}
+	}
+}
+
+// make test-build, make install, the scripts and the benchmarks build with
+// scripts/lib.sh's release_build: its line says what releasebuild says.
+func TestRelease_scriptsBuildAsReleasebuildSays(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "..", "scripts", "lib.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for l := range strings.Lines(string(b)) {
+		if strings.HasPrefix(l, "release_build() {") {
+			line = l
+		}
+	}
+	want := append(append(slices.Clone(releasebuild.Env), releasebuild.Flags...), `-ldflags "`+releasebuild.LDFlags)
+	for _, w := range want {
+		if !strings.Contains(line, w) {
+			t.Errorf("scripts/lib.sh's release_build lacks %q (releasebuild): %q", w, line)
 		}
 	}
 }
