@@ -293,9 +293,10 @@ func listVersions(dir string) ([]string, error) {
 // GoBuild builds the module's main package in moduleDir for a platform, the
 // same way on every machine: as the releases build (releasebuild: no cgo,
 // no file system paths, no debug information), without a VCS stamp, and
-// the version set as the release build sets it. GOFLAGS and the per-architecture level variables (GOAMD64,
-// GOARM64, ...) from the caller's environment are cleared, since any of them
-// would give different binaries from the same commit.
+// the version set as the release build sets it. GOFLAGS and the
+// per-architecture level variables (GOAMD64, GOARM64, ...) from the
+// caller's environment are cleared, since any of them would give different
+// binaries from the same commit.
 func GoBuild(moduleDir, ver string) func(ctx context.Context, p Platform, out string) error {
 	return func(ctx context.Context, p Platform, out string) error {
 		args := append(append([]string{"build"}, releasebuild.Flags...), "-buildvcs=false",

@@ -53,7 +53,7 @@ func TestProviderBinaryDir_takesMakeTestsBuild(t *testing.T) {
 
 // A build the variable names is refused when it is missing, older than a
 // source file of the module (a variable left set must not run an old
-// provider), or not made as the release makes it (the tests run the
+// provider), or not made as our releases make it (the tests run the
 // binary users run).
 func TestMadeBuildDir_refusesAMissingOldOrUnreleasedBuild(t *testing.T) {
 	for _, c := range []struct {
