@@ -50,16 +50,16 @@ release_built() {
 # build_binaries: the provider into $work/bin, the emulator into $work.
 # With MOBILEPLAN_TEST_BUILD set (make test, which builds each once before
 # its test passes), copies of that build instead: a build costs 1 to 2.5
-# CPU-seconds.
+# CPU-seconds. build_emulator, first, checks that build (test_build_current)
+# for both.
 build_binaries() {
+  build_emulator
   if [ -n "${MOBILEPLAN_TEST_BUILD:-}" ]; then
-    test_build_current
     mkdir -p "$work/bin"
     cp "$MOBILEPLAN_TEST_BUILD/provider/terraform-provider-mobileplan" "$work/bin/"
   else
     release_build "$work/bin/terraform-provider-mobileplan" .
   fi
-  build_emulator
 }
 build_emulator() {
   if [ -n "${MOBILEPLAN_TEST_BUILD:-}" ]; then
